@@ -1,0 +1,172 @@
+"""The slow, obviously-correct reference move generator.
+
+One board at a time, plain Python, written to read like rules.md sections 2
+and 3. It tries every order of the dice, one die at a time, and keeps the
+plays that the maximum-use rule allows. The vectorized generator
+(``engine.movegen``) is tested against this one; nothing fast depends on it.
+
+Boards are ``(30,)`` arrays or sequences in the layout of ``engine.board``,
+mover's view. A move is a ``(from, to)`` pair of mover point numbers, with 25
+for the bar and 0 for off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.board import (
+    BOARD_DTYPE,
+    LAST_POINT,
+    MOVER_BAR,
+    MOVER_HAND,
+    MOVER_OFF,
+    OPPONENT_BAR,
+)
+
+Move = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Play:
+    """One legal play: the moves in the order played and the board after them.
+
+    ``board`` is a tuple of 30 ints, still from the mover's view (not flipped).
+    """
+
+    moves: tuple[Move, ...]
+    board: tuple[int, ...]
+
+    def board_array(self) -> np.ndarray:
+        """The resulting board as ``(30,) int8``."""
+        return np.array(self.board, dtype=BOARD_DTYPE)
+
+
+def can_bear_off(board) -> bool:
+    """rules.md 3.1: "Bearing off is allowed only while all of the mover's remaining
+    checkers are in the home board (none on the bar, none on points 7-24)."
+    Checkers still in hand (variants) are not home either."""
+    return all(board[p] <= 0 for p in range(7, MOVER_BAR + 1)) and board[MOVER_HAND] <= 0
+
+
+def single_die_moves(board, die: int) -> list[Move]:
+    """Every legal move of one checker by ``die`` on ``board`` (mover's view).
+
+    Implements rules.md 2.2, 2.5 and 3.1-3.3 for a single die.
+    """
+    # 2.5: "A player with any checker on the bar must enter it before moving
+    # anything else. A die of n enters on the opponent's n-point, which is the
+    # mover's point 25-n."
+    if board[MOVER_BAR] > 0:
+        target = MOVER_BAR - die
+        return [(MOVER_BAR, target)] if is_open(board, target) else []
+    moves = []
+    for source in range(LAST_POINT, 0, -1):
+        if board[source] <= 0:
+            continue
+        target = source - die
+        if target >= 1:
+            if is_open(board, target):
+                moves.append((source, target))
+        elif bear_off_allowed(board, source, die):
+            moves.append((source, MOVER_OFF))
+    return moves
+
+
+def is_open(board, point: int) -> bool:
+    """rules.md 2.2: a move "may not end on a point held by two or more opposing checkers"."""
+    return board[point] >= -1
+
+
+def bear_off_allowed(board, source: int, die: int) -> bool:
+    """rules.md 3.1-3.2 for a checker on ``source`` (1..6) and a die of ``die`` >= source.
+
+    "A die of n bears off a checker from point n. If point n is empty, the die
+    must be played by a checker on a higher point if one exists; if no checker
+    stands higher than n, the die bears off a checker from the highest occupied
+    point."
+    """
+    if not can_bear_off(board):
+        return False
+    if source == die:
+        return True
+    return all(board[p] <= 0 for p in range(source + 1, 7))
+
+
+def apply_move(board, move: Move) -> list[int]:
+    """Return a new board (list of 30 ints) after one checker move.
+
+    rules.md 2.4: "Landing on a blot hits it: the hit checker goes to the bar."
+    """
+    source, target = move
+    after = list(board)
+    after[source] -= 1
+    if target == MOVER_OFF:
+        after[MOVER_OFF] += 1
+        return after
+    if after[target] == -1:
+        after[target] = 0
+        after[OPPONENT_BAR] -= 1
+    after[target] += 1
+    return after
+
+
+def _extend(board, dice_left: tuple[int, ...], moves: tuple, out: list) -> None:
+    """Depth-first: play the next die in every legal way; record each finished sequence.
+
+    A sequence is finished when the dice are used up or the next die cannot be
+    played (rules.md 2.6: "After each die the position has changed, so a die that
+    was unplayable at first can become playable" -- hence one die at a time).
+    """
+    if not dice_left:
+        out.append((moves, tuple(board)))
+        return
+    options = single_die_moves(board, dice_left[0])
+    if not options:
+        out.append((moves, tuple(board)))
+        return
+    for move in options:
+        _extend(apply_move(board, move), dice_left[1:], moves + (move,), out)
+
+
+def legal_plays(board, dice) -> list[Play]:
+    """Every legal play of ``dice`` on ``board``, one per distinct resulting board.
+
+    board: ``(30,)`` ints, mover's view. dice: two ints 1..6.
+    Returns plays in a deterministic order (larger die first, sources from the
+    back); an empty list when nothing can be played (rules.md 2.6: "If nothing
+    can be played, the turn passes").
+    """
+    board = [int(x) for x in board]
+    d1, d2 = int(dice[0]), int(dice[1])
+    if d1 == d2:
+        # 2.3: "Doubles are played four times."
+        orders = [(d1,) * 4]
+    else:
+        high, low = max(d1, d2), min(d1, d2)
+        orders = [(high, low), (low, high)]
+    sequences: list[tuple[tuple[Move, ...], tuple[int, ...], int]] = []
+    for order in orders:
+        found: list = []
+        _extend(board, order, (), found)
+        for moves, after in found:
+            pips_of_dice = sum(order[: len(moves)])
+            sequences.append((moves, after, pips_of_dice))
+    # 2.6: "the mover must play a sequence that uses the most dice possible."
+    most = max(len(moves) for moves, _, _ in sequences)
+    if most == 0:
+        return []
+    sequences = [s for s in sequences if len(s[0]) == most]
+    # 2.6: "If only one die of a non-double can be played, the larger one must
+    # be played when it can be; if only the smaller one can be played, play it."
+    if d1 != d2 and most == 1:
+        largest = max(pips for _, _, pips in sequences)
+        sequences = [s for s in sequences if s[2] == largest]
+    plays: list[Play] = []
+    seen: set[tuple[int, ...]] = set()
+    for moves, after, _ in sequences:
+        if after not in seen:
+            seen.add(after)
+            plays.append(Play(moves, after))
+    return plays
