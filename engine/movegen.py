@@ -293,21 +293,50 @@ def _play_non_doubles(boards: np.ndarray, keys: np.ndarray, high: int, low: int)
 
 
 def _first_of_each(keys: np.ndarray, parents: np.ndarray, boards: np.ndarray) -> np.ndarray:
-    """Indices of the first row of each distinct (parent, board), in row order.
+    """Indices (ascending) of one row per distinct (parent, board).
 
     keys: ``(C,) uint64`` board keys; parents ``(C,)``; boards ``(C, 30) int8``.
-    The key match is confirmed board by board; on a (never yet seen) key
-    collision the exact, slower row comparison decides.
+    Rows with equal keys are merged after an exact board comparison; on a
+    (never yet seen) key collision the exact, slower row comparison decides.
     """
     with np.errstate(over="ignore"):
         combined = keys + parents.astype(np.uint64) * _PARENT_WEIGHT
-    _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
-    representative = first[inverse]
-    same = (boards == boards[representative]).all(axis=1) & (parents == parents[representative])
-    if not same.all():
+    representative = _representatives(combined)
+    duplicate = np.flatnonzero(representative != np.arange(len(keys)))
+    original = representative[duplicate]
+    same = (boards[duplicate] == boards[original]).all(axis=1)
+    if not (same & (parents[duplicate] == parents[original])).all():
         rows = np.concatenate([parents[:, None].astype(np.int64), boards.astype(np.int64)], axis=1)
-        _, first = np.unique(rows, axis=0, return_index=True)
-    return np.sort(first)
+        return np.sort(np.unique(rows, axis=0, return_index=True)[1])
+    return np.flatnonzero(representative == np.arange(len(keys)))
+
+
+def _representatives(keys: np.ndarray) -> np.ndarray:
+    """``(C,) intp``: for each row, a row with the same key (itself for one per key).
+
+    A hash table in numpy: every row writes its index into the slot given by
+    some bits of its key; the row that owns the slot represents every row with
+    the same key. Rows whose slot went to a different key try again with other
+    bits; O(C) per round, against O(C log C) for np.unique's sort.
+    """
+    count = len(keys)
+    representative = np.arange(count)
+    bits = max(1, (2 * count).bit_length())
+    table = np.empty(1 << bits, dtype=np.intp)
+    slot_mask = np.uint64((1 << bits) - 1)
+    pending = representative.copy()
+    for shift in range(64 - bits, -1, -bits):
+        slots = ((keys[pending] >> np.uint64(shift)) & slot_mask).astype(np.intp)
+        table[slots[::-1]] = pending[::-1]  # the earliest row of a slot usually wins
+        owner = table[slots]
+        same = keys[owner] == keys[pending]
+        representative[pending[same]] = owner[same]
+        pending = pending[~same]
+        if len(pending) == 0:
+            return representative
+    _, first, inverse = np.unique(keys[pending], return_index=True, return_inverse=True)
+    representative[pending] = pending[first[inverse]]
+    return representative
 
 
 def generate_moves(boards: np.ndarray, dice: np.ndarray) -> MoveList:
@@ -351,7 +380,9 @@ def generate_moves(boards: np.ndarray, dice: np.ndarray) -> MoveList:
             np.zeros((0, BOARD_SIZE), BOARD_DTYPE), np.zeros(0, np.int64), _empty_moves(0)
         )
     parents = np.concatenate(out_parents).astype(np.int64)
-    by_parent = np.argsort(parents, kind="stable")
+    # A stable sort of 16-bit keys is a radix sort in numpy: O(M).
+    sort_keys = parents.astype(np.int16) if len(boards) <= np.iinfo(np.int16).max else parents
+    by_parent = np.argsort(sort_keys, kind="stable")
     return MoveList(
         np.concatenate(out_boards)[by_parent],
         parents[by_parent],
