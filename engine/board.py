@@ -187,3 +187,23 @@ def as_batch(boards: np.ndarray) -> np.ndarray:
     """View one board ``(30,)`` as a batch ``(1, 30)``; a batch is returned unchanged."""
     b = np.asarray(boards)
     return b[None, :] if b.ndim == 1 else b
+
+
+def has_contact(boards: np.ndarray) -> np.ndarray:
+    """``(B,) bool``: some mover checker still has to pass an opponent checker.
+
+    boards: ``(B, 30)`` or ``(30,)`` signed ints, mover's view. The mover's
+    rearmost checker is its highest occupied point (bar or hand = 25); the
+    opponent's rearmost is its lowest occupied point in the mover's numbering
+    (its bar or hand = 0). Contact while the first is above the second; a race
+    (no contact) otherwise.
+    """
+    b = np.asarray(boards)
+    points = np.arange(BOARD_SIZE)
+    mover_here = b[..., 1:26] > 0
+    mover_back = np.where(mover_here, points[1:26], 0).max(axis=-1)
+    mover_back = np.where(b[..., MOVER_HAND] > 0, 25, mover_back)
+    opponent_here = b[..., 1:25] < 0
+    opponent_back = np.where(opponent_here, points[1:25], 25).min(axis=-1)
+    opponent_back = np.where((b[..., OPPONENT_BAR] < 0) | (b[..., OPPONENT_HAND] < 0), 0, opponent_back)
+    return mover_back > opponent_back

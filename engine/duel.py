@@ -1,0 +1,178 @@
+"""Cubeless money games between two agents, many at once, in duplicate pairs.
+
+Games 2k and 2k+1 use the same dice, seat by seat, with the agents swapped
+between the seats, so luck largely cancels within a pair. The opening roll
+follows rules.md 1: "Each player rolls one die. The higher number moves first
+and plays the two numbers just rolled"; seat 0 rolls the first die.
+
+Results are from agent A's side: points per game with a 95% confidence
+interval computed over pair means (the pairs are independent; the two games
+of a pair are not).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.agents import Agent
+from engine.board import flip, starting_board
+from engine.movegen import generate_moves
+from engine.outcome import result_kind
+
+MAX_PLIES = 2000
+"""A cubeless game longer than this is a bug (or two agents that never move home)."""
+
+
+@dataclass(frozen=True)
+class DuelResult:
+    """Outcome of ``play_duel`` from agent A's side."""
+
+    name_a: str
+    name_b: str
+    points: np.ndarray  # (games,) int: +1/+2/+3 A won single/gammon/backgammon, negative lost
+    plies: int
+    seconds: float
+
+    @property
+    def games(self) -> int:
+        return len(self.points)
+
+    @property
+    def ppg(self) -> float:
+        """Mean points per game for A."""
+        return float(self.points.mean())
+
+    @property
+    def ci95(self) -> float:
+        """Half-width of the 95% confidence interval of ppg, over duplicate pairs."""
+        pairs = self.points[: self.games // 2 * 2].reshape(-1, 2).mean(axis=1)
+        if len(pairs) < 2:
+            return float("nan")
+        return 1.96 * float(pairs.std(ddof=1)) / math.sqrt(len(pairs))
+
+    def rate(self, condition: np.ndarray) -> float:
+        return float(condition.mean())
+
+    def summary(self) -> dict:
+        p = self.points
+        return {
+            "a": self.name_a,
+            "b": self.name_b,
+            "games": self.games,
+            "ppg": self.ppg,
+            "ci95": self.ci95,
+            "win_rate": self.rate(p > 0),
+            "gammon_rate": self.rate(p >= 2),
+            "backgammon_rate": self.rate(p >= 3),
+            "lose_gammon_rate": self.rate(p <= -2),
+            "lose_backgammon_rate": self.rate(p <= -3),
+            "games_per_second": self.games / self.seconds if self.seconds else float("inf"),
+        }
+
+    def text(self) -> str:
+        s = self.summary()
+        return (
+            f"{s['a']} vs {s['b']}: {s['games']} games, {s['ppg']:+.3f} ppg "
+            f"(95% CI +/- {s['ci95']:.3f}); wins {s['win_rate']:.1%}, gammons "
+            f"{s['gammon_rate']:.1%}, backgammons {s['backgammon_rate']:.1%}; "
+            f"lost gammons {s['lose_gammon_rate']:.1%}, lost backgammons "
+            f"{s['lose_backgammon_rate']:.1%}; {s['games_per_second']:.1f} games/s"
+        )
+
+
+def _pair_dice(rng: np.random.Generator, pairs: int, plies: int) -> np.ndarray:
+    """``(pairs, plies, 2) int8``: the dice of every ply of each pair's games.
+
+    Ply 0 is the opening roll: re-rolled until the two dice differ (rules.md 1,
+    "Equal numbers: both roll again").
+    """
+    dice = rng.integers(1, 7, size=(pairs, plies, 2)).astype(np.int8)
+    doubles = dice[:, 0, 0] == dice[:, 0, 1]
+    while doubles.any():
+        dice[doubles, 0] = rng.integers(1, 7, size=(int(doubles.sum()), 2))
+        doubles = dice[:, 0, 0] == dice[:, 0, 1]
+    return dice
+
+
+def play_duel(
+    agent_a: Agent,
+    agent_b: Agent,
+    games: int,
+    seed: int = 0,
+    parallel_pairs: int = 256,
+    progress: Callable[[int], None] | None = None,
+) -> DuelResult:
+    """Play ``games`` (rounded up to even) cubeless money games between A and B.
+
+    ``progress(n)`` is called with the number of games finished in each batch.
+    """
+    import time
+
+    rng = np.random.default_rng(seed)
+    pairs_total = (games + 1) // 2
+    points: list[np.ndarray] = []
+    plies_total = 0
+    start = time.perf_counter()
+    for first in range(0, pairs_total, parallel_pairs):
+        pairs = min(parallel_pairs, pairs_total - first)
+        batch_points, plies = _play_pairs(agent_a, agent_b, pairs, rng)
+        points.append(batch_points)
+        plies_total += plies
+        if progress is not None:
+            progress(2 * pairs)
+    return DuelResult(
+        agent_a.name,
+        agent_b.name,
+        np.concatenate(points),
+        plies_total,
+        time.perf_counter() - start,
+    )
+
+
+def _play_pairs(agent_a: Agent, agent_b: Agent, pairs: int, rng: np.random.Generator):
+    """Play 2 * pairs games; returns (points for A per game (2*pairs,), plies played)."""
+    count = 2 * pairs
+    dice_plies = 512
+    dice = _pair_dice(rng, pairs, dice_plies)
+    pair_of_game = np.arange(count) // 2
+    seat_of_a = np.arange(count) % 2  # A sits in seat 0 in even games, seat 1 in odd
+    # Opening: seat 0 rolls die 0, seat 1 die 1; the higher die moves first.
+    opening = dice[pair_of_game, 0]
+    seat_to_move = np.where(opening[:, 0] > opening[:, 1], 0, 1)
+    boards = np.repeat(starting_board()[None, :], count, axis=0)
+    result = np.zeros(count, dtype=np.int64)
+    active = np.ones(count, dtype=bool)
+    ply = 0
+    plies = 0
+    while active.any():
+        if ply >= MAX_PLIES:
+            raise RuntimeError(f"games still running after {MAX_PLIES} plies")
+        if ply >= dice.shape[1]:
+            dice = np.concatenate([dice, rng.integers(1, 7, size=(pairs, dice_plies, 2))], axis=1)
+            dice = dice.astype(np.int8)
+        games = np.flatnonzero(active)
+        roll = dice[pair_of_game[games], ply]
+        chosen_boards = np.empty((len(games), boards.shape[1]), dtype=boards.dtype)
+        a_moves = seat_to_move[games] == seat_of_a[games]
+        for agent, mask in ((agent_a, a_moves), (agent_b, ~a_moves)):
+            if not mask.any():
+                continue
+            sub = games[mask]
+            moves = generate_moves(boards[sub], roll[mask])
+            picked = agent.choose_plays(boards[sub], roll[mask], moves)
+            chosen_boards[mask] = moves.boards[picked]
+        plies += len(games)
+        kind = result_kind(chosen_boards).astype(np.int64)
+        finished = kind > 0
+        # The mover has just borne off its last checker: the mover won.
+        mover_is_a = a_moves[finished]
+        result[games[finished]] = np.where(mover_is_a, kind[finished], -kind[finished])
+        active[games[finished]] = False
+        boards[games] = flip(chosen_boards)
+        seat_to_move[games] = 1 - seat_to_move[games]
+        ply += 1
+    return result, plies
