@@ -78,12 +78,13 @@ def bench_movegen(
         positions, plays, seconds, peak = _time_vectorized(
             boards[:used], dice[:used], batch_size, min_seconds
         )
-        results.append(
-            MovegenResult("vectorized", batch_size, positions, plays, seconds, peak)
-        )
+        results.append(MovegenResult("vectorized", batch_size, positions, plays, seconds, peak))
     reference_count = min(2000, len(boards))
     start = time.perf_counter()
-    plays = sum(len(legal_plays(b, d)) for b, d in zip(boards[:reference_count], dice[:reference_count]))
+    plays = sum(
+        len(legal_plays(b, d))
+        for b, d in zip(boards[:reference_count], dice[:reference_count], strict=True)
+    )
     seconds = time.perf_counter() - start
     results.append(MovegenResult("reference", 1, reference_count, plays, seconds, 0))
     return results
@@ -97,7 +98,5 @@ def format_movegen(results: list[MovegenResult]) -> str:
     ]
     for r in results:
         memory = f"{r.peak_bytes / 2**20:.1f} MiB" if r.peak_bytes else "-"
-        lines.append(
-            f"| {r.generator} | {r.batch_size} | {r.plays_per_second:,.0f} | {memory} |"
-        )
+        lines.append(f"| {r.generator} | {r.batch_size} | {r.plays_per_second:,.0f} | {memory} |")
     return "\n".join(lines)

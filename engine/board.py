@@ -170,9 +170,7 @@ def validate(boards: np.ndarray, checkers_per_side: int = CHECKERS_PER_SIDE) -> 
                 raise InvalidBoardError(f"negative count {board[index]} in {names[index]}{where}")
         for index in opponent_only:
             if board[index] > 0:
-                raise InvalidBoardError(
-                    f"negative count {-board[index]} in {names[index]}{where}"
-                )
+                raise InvalidBoardError(f"negative count {-board[index]} in {names[index]}{where}")
         mover_total = int(board[board > 0].sum())
         opponent_total = int(-board[board < 0].sum())
         for who, total in (("mover", mover_total), ("opponent", opponent_total)):
@@ -205,5 +203,7 @@ def has_contact(boards: np.ndarray) -> np.ndarray:
     mover_back = np.where(b[..., MOVER_HAND] > 0, 25, mover_back)
     opponent_here = b[..., 1:25] < 0
     opponent_back = np.where(opponent_here, points[1:25], 25).min(axis=-1)
-    opponent_back = np.where((b[..., OPPONENT_BAR] < 0) | (b[..., OPPONENT_HAND] < 0), 0, opponent_back)
+    opponent_back = np.where(
+        (b[..., OPPONENT_BAR] < 0) | (b[..., OPPONENT_HAND] < 0), 0, opponent_back
+    )
     return mover_back > opponent_back

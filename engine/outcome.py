@@ -41,9 +41,9 @@ def winner(boards: np.ndarray, checkers_per_side: int = CHECKERS_PER_SIDE) -> np
     b = np.asarray(boards)
     mover_done = b[..., MOVER_OFF] == checkers_per_side
     opponent_done = -b[..., OPPONENT_OFF] == checkers_per_side
-    return np.where(mover_done, MOVER_WINS, np.where(opponent_done, OPPONENT_WINS, NO_WINNER)).astype(
-        np.int8
-    )
+    return np.where(
+        mover_done, MOVER_WINS, np.where(opponent_done, OPPONENT_WINS, NO_WINNER)
+    ).astype(np.int8)
 
 
 def is_game_over(boards: np.ndarray, checkers_per_side: int = CHECKERS_PER_SIDE) -> np.ndarray:
@@ -63,9 +63,7 @@ def result_kind(boards: np.ndarray, checkers_per_side: int = CHECKERS_PER_SIDE) 
     # Loser = opponent (mover won): opponent's checkers are negative.
     opp_none_off = b[..., OPPONENT_OFF] == 0
     opp_back = (
-        (b[..., OPPONENT_BAR] < 0)
-        | (b[..., OPPONENT_HAND] < 0)
-        | (b[..., 1:7] < 0).any(axis=-1)
+        (b[..., OPPONENT_BAR] < 0) | (b[..., OPPONENT_HAND] < 0) | (b[..., 1:7] < 0).any(axis=-1)
     )
     # Loser = mover (opponent won).
     mover_none_off = b[..., MOVER_OFF] == 0

@@ -75,7 +75,7 @@ def random_boards(count: int, rng: np.random.Generator) -> np.ndarray:
             chosen = rng.choice(slots, size=rng.integers(1, min(len(slots), 9) + 1), replace=False)
             weights = rng.dirichlet(np.ones(len(chosen)) * 0.7)
             counts = rng.multinomial(CHECKERS_PER_SIDE, weights)
-            for slot, n in zip(chosen, counts):
+            for slot, n in zip(chosen, counts, strict=True):
                 board[slot] += side * n
     return boards.astype(BOARD_DTYPE)
 
