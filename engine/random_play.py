@@ -35,12 +35,18 @@ def pick_random_children(counts: np.ndarray, rng: np.random.Generator) -> np.nda
 
 
 def random_game_positions(
-    count: int, rng: np.random.Generator, parallel_games: int = 256
+    count: int,
+    rng: np.random.Generator,
+    parallel_games: int = 64,
+    choose_plays=None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Positions and rolls met in random games (both sides play uniformly random plays).
+    """Positions and rolls met in games with random dice.
 
-    Returns ``boards (count, 30) int8`` (side to move's view, games not over)
-    and ``dice (count, 2) int8``: the roll the mover has to play there.
+    Both sides play uniformly random plays, or the plays picked by
+    ``choose_plays(boards, dice, moves) -> (B,) rows`` (an agent's method, see
+    ``engine.agents``) when given. Returns ``boards (count, 30) int8`` (side to
+    move's view, games not over) and ``dice (count, 2) int8``: the roll the
+    mover has to play there.
     """
     games = np.repeat(starting_board()[None, :], parallel_games, axis=0)
     kept_boards, kept_dice, total = [], [], 0
@@ -50,7 +56,10 @@ def random_game_positions(
         kept_dice.append(dice)
         total += parallel_games
         result = generate_moves(games, dice)
-        chosen = pick_random_children(result.counts(parallel_games), rng)
+        if choose_plays is None:
+            chosen = pick_random_children(result.counts(parallel_games), rng)
+        else:
+            chosen = choose_plays(games, dice, result)
         after = result.boards[chosen]
         over = is_game_over(after)
         games = flip(after)

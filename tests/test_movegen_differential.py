@@ -1,7 +1,8 @@
 """Differential test: the vectorized generator against the reference generator.
 
-20,000 (position, roll) pairs from random games, plus arbitrary random boards
-and closed-board positions, compared as sets of resulting boards at batch size
+20,000 (position, roll) pairs from games with random dice (half played by
+random plays, half by pubeval, whose games make points, primes and closed
+boards), plus arbitrary random boards and constructed closed-board positions, compared as sets of resulting boards at batch size
 1 and at large batch sizes. The seed comes from TDGAMMON_TEST_SEED (default
 20261129) and is printed in every failure message.
 """
@@ -13,6 +14,7 @@ import os
 import numpy as np
 import pytest
 
+from engine.agents import PubevalAgent
 from engine.board import BOARD_DTYPE, MOVER_BAR, flip, validate
 from engine.dice import ALL_ROLLS, roll_dice
 from engine.movegen import NO_MOVE, generate_moves
@@ -56,7 +58,12 @@ def closed_board_positions(count: int, rng: np.random.Generator) -> np.ndarray:
 @pytest.fixture(scope="module")
 def sample():
     rng = np.random.default_rng(SEED)
-    game_boards, game_dice = random_game_positions(GAME_POSITIONS, rng)
+    random_boards_, random_dice = random_game_positions(GAME_POSITIONS // 2, rng)
+    pubeval_boards, pubeval_dice = random_game_positions(
+        GAME_POSITIONS // 2, rng, choose_plays=PubevalAgent().choose_plays
+    )
+    game_boards = np.concatenate([random_boards_, pubeval_boards])
+    game_dice = np.concatenate([random_dice, pubeval_dice])
     odd_boards = np.concatenate([random_boards(2000, rng), closed_board_positions(1000, rng)])
     odd_dice = roll_dice(rng, len(odd_boards))
     boards = np.concatenate([game_boards, odd_boards])
@@ -101,6 +108,8 @@ def test_sample_covers_every_roll_and_kind_of_position(sample):
     bear_off = (boards[:, 7:26] <= 0).all(axis=1)
     on_bar = boards[:, MOVER_BAR] > 0
     closed = (boards[:, 19:25] <= -2).all(axis=1)
+    games = slice(0, GAME_POSITIONS)
+    assert (closed[games] & on_bar[games]).sum() >= 20, "games should reach closed boards"
     counts = {
         "contact": contact.sum(),
         "race": (~contact).sum(),
