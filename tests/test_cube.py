@@ -1,0 +1,200 @@
+"""Money and match cube decisions (cube.md sections 1 and 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine import cube
+from engine.board import board_from_points, starting_board
+from engine.position import Position
+
+GAMMONLESS = [0.5, 0, 0, 0, 0]
+
+
+def money(owner="centre", value=None, **kw):
+    return Position(cube_owner=owner, cube_value=value or (1 if owner == "centre" else 2), **kw)
+
+
+def match(away, opponent_away, length=7, **kw):
+    return Position(
+        match_length=length,
+        mover_score=length - away,
+        opponent_score=length - opponent_away,
+        **kw,
+    )
+
+
+def decide(probs, position=None, **kw):
+    return cube.cube_decision(probs, position or money(), kind=kw.pop("kind", "contact"), **kw)
+
+
+# ---------------------------------------------------------------- take points
+
+
+def test_25_percent_theory():
+    """No gammons, dead cube: take 2 x (1 win in 4) - 2 x 3 = -4 = pass 4 x -1."""
+    assert cube.take_point_money(1.0, 1.0, 0.0) == pytest.approx(0.25)
+    # With x = 0 the doubler at 75% is exactly at the taker's take point: DT = DP.
+    d = decide([0.75, 0, 0, 0, 0], efficiency=0.0)
+    assert d.double_take == pytest.approx(d.double_pass) == pytest.approx(1.0)
+    assert d.window["take"]["dead"] == pytest.approx(0.25)
+
+
+def test_gammon_adjusted_dead_take_point():
+    """(L - 1/2)/(W + L) with the taker's W, L; W = L = 1.25 gives 30%."""
+    assert cube.take_point_money(1.25, 1.25, 0.0) == pytest.approx(0.30)
+    assert cube.take_point_money(1.0, 1.5, 0.0) == pytest.approx(1.0 / 2.5)
+    w, big_l = cube.average_win_loss([0.6, 0.15, 0.0, 0.1, 0.0])
+    assert w == pytest.approx(1.25) and big_l == pytest.approx(1.25)
+
+
+def test_janowski_live_take_points():
+    """No gammons: 25% dead, 20% live, 21.4% at x = 0.68; W = L = 1.25: 30/25/26.4%."""
+    assert cube.take_point_money(1, 1, 1.0) == pytest.approx(0.20)
+    assert cube.take_point_money(1, 1, 0.68) == pytest.approx(0.2137, abs=1e-4)
+    assert cube.take_point_money(1.25, 1.25, 1.0) == pytest.approx(0.25)
+    assert cube.take_point_money(1.25, 1.25, 0.68) == pytest.approx(0.264, abs=1e-3)
+
+
+def test_numeric_window_agrees_with_the_formulas():
+    """DT = DP of the interpolated curves sits exactly at Janowski's take point."""
+    probs = [0.6, 0.15, 0.0, 0.1, 0.0]  # W = L = 1.25
+    d = decide(probs)
+    curves, _ = cube._money_curves(probs, "centre", 0.68, False)
+    numeric = cube._window(curves, 0.68)
+    for label in ("dead", "live", "used"):
+        assert numeric["take"][label] == pytest.approx(d.window["take"][label], abs=1e-6)
+    assert d.window["take"]["used"] == pytest.approx(0.2641, abs=1e-4)
+    owned, _ = cube._money_curves(probs, "mover", 0.68, False)
+    redouble = cube._window(owned, 0.68)["double"]["used"]
+    assert redouble == pytest.approx(cube.redouble_point_money(1.25, 1.25, 0.68), abs=1e-6)
+
+
+def test_cube_efficiency():
+    assert cube.cube_efficiency("contact") == 0.68
+    assert cube.cube_efficiency("bearoff") == 0.6
+    assert cube.cube_efficiency("race", 40) == pytest.approx(0.60)
+    assert cube.cube_efficiency("race", 100) == pytest.approx(0.675)
+    assert cube.cube_efficiency("race", 200) == 0.70
+    assert cube.position_kind(starting_board()) == "contact"
+    assert cube.position_kind(board_from_points({6: 5, 8: 2}, {6: 5})) == "race"
+    assert cube.position_kind(board_from_points({6: 5}, {6: 5})) == "bearoff"
+    d = cube.cube_decision(GAMMONLESS, Position(board=board_from_points({6: 5}, {6: 5})))
+    assert d.kind == "bearoff" and d.cube_efficiency == 0.6
+
+
+def test_jacoby_counts_no_gammons_with_a_centred_cube():
+    probs = [0.6, 0.3, 0.0, 0.1, 0.0]
+    assert decide(probs, money(jacoby=True)).cubeless_equity == pytest.approx(0.2)
+    assert decide(probs, money()).cubeless_equity == pytest.approx(0.4)
+    assert decide(probs, money("mover", jacoby=True)).cubeless_equity == pytest.approx(0.4)
+
+
+# ------------------------------------------------------------------- verdicts
+
+
+@pytest.mark.parametrize(
+    "probs, position, action",
+    [
+        ([0.5, 0, 0, 0, 0], money(), "No double, take"),
+        ([0.2, 0, 0, 0, 0], money(beavers=True), "No double, beaver"),
+        ([0.7, 0, 0, 0, 0], money(), "Double, take"),
+        ([0.85, 0, 0, 0, 0], money(), "Double, pass"),
+        ([0.8, 0.5, 0.02, 0.02, 0], money(), "Too good to double, pass"),
+        ([0.5, 0, 0, 0, 0], money("mover"), "No redouble, take"),
+        ([0.1, 0.03, 0, 0.5, 0.04], money("mover", beavers=True), "No redouble, beaver"),
+        ([0.75, 0, 0, 0, 0], money("mover"), "Redouble, take"),
+        ([0.9, 0, 0, 0, 0], money("mover"), "Redouble, pass"),
+        ([0.96, 0.28, 0.01, 0.03, 0], money("mover"), "Too good to redouble, pass"),
+        ([0.9, 0, 0, 0, 0], money("opponent"), "No cube action"),
+        ([0.9, 0, 0, 0, 0], money("mover", value=64, max_cube=64), "No cube action"),
+    ],
+)
+def test_money_verdicts(probs, position, action):
+    assert decide(probs, position).action == action
+
+
+def test_too_good_needs_gammons():
+    """Without gammons a hopeless position for the taker is double/pass, never too good."""
+    for win in (0.9, 0.99, 1.0):
+        assert decide([win, 0, 0, 0, 0]).action == "Double, pass"
+
+
+def test_phrases_the_money_model_does_not_reach():
+    """ND > DP >= DT (too good, take) and a beaverable double come from action_phrase."""
+    assert cube.action_phrase(1.2, 0.9, 1.0, False, False) == "Too good to double, take"
+    assert cube.action_phrase(-0.5, -0.2, 1.0, False, True) == "Double, beaver"
+    assert cube.action_phrase(-0.5, -0.2, 1.0, True, False) == "Redouble, take"
+
+
+def test_differences_and_json():
+    d = decide([0.7, 0, 0, 0, 0])
+    assert d.differences["double_take"] == pytest.approx(0.0)
+    assert d.differences["no_double"] < 0 < d.differences["double_pass"]
+    assert d.cubeful_equity == pytest.approx(d.double_take)
+    js = d.to_json()
+    for key in ("action", "no_double", "double_take", "double_pass", "take_point", "cash_point"):
+        assert key in js
+    assert js["probabilities"]["win"] == pytest.approx(0.7)
+    assert len(d.explanation) >= 4 and "25%" in d.explanation[0]
+
+
+def test_cubeful_equity_ordering_by_owner():
+    """Owning the cube is worth more than a centred cube, which beats the opponent's."""
+    probs = [0.6, 0.1, 0, 0.05, 0]
+    own, centred, theirs = (
+        decide(probs, money(o)).no_double for o in ("mover", "centre", "opponent")
+    )
+    assert own > centred > theirs
+
+
+# ---------------------------------------------------------------------- match
+
+
+def test_match_2_away_2_away_take_point_is_dead_gammonless():
+    d = decide([0.6, 0, 0, 0, 0], match(2, 2))
+    assert d.take_point == pytest.approx(0.32264, abs=1e-3)
+    assert d.window["take"]["dead"] == pytest.approx(d.window["take"]["live"])
+
+
+def test_match_3_away_3_away_uses_the_live_take_point():
+    d = decide([0.7, 0, 0, 0, 0], match(3, 3))
+    assert d.window["take"]["dead"] == pytest.approx(0.3017, abs=1e-4)
+    assert d.window["take"]["live"] == pytest.approx(0.2265, abs=1e-4)
+    assert 0.2265 < d.take_point < 0.3017
+    assert d.action == "Double, take"
+    assert d.mwc["double_pass"] == pytest.approx(0.59947)
+
+
+def test_match_verdicts():
+    assert decide([0.5, 0.1, 0, 0.1, 0], match(3, 3)).action == "No double, take"
+    assert decide([0.8, 0.1, 0, 0.02, 0], match(3, 3)).action == "Double, pass"
+    assert decide([0.85, 0.6, 0.1, 0.0, 0], match(5, 5)).action == "Too good to double, pass"
+
+
+def test_crawford_game_has_no_cube():
+    d = decide([0.3, 0, 0, 0, 0], match(3, 1, crawford=True))
+    assert d.action == "No cube action" and "Crawford" in d.reason
+    assert d.take_point is None
+
+
+def test_post_crawford_trailer_doubles_leader_cannot():
+    assert decide([0.5, 0.1, 0, 0.1, 0], match(3, 1)).action == "Double, take"
+    assert decide([0.45, 0.05, 0, 0.1, 0], match(4, 1)).action.startswith("Double")
+    leader = decide([0.6, 0.1, 0, 0.1, 0], match(1, 3))
+    assert leader.action == "No cube action" and "leader" in leader.reason
+    free = decide([0.5, 0, 0, 0, 0], match(2, 1))
+    assert any("Free drop" in line for line in free.explanation)
+
+
+def test_dead_cube_for_the_doubler_who_already_wins_the_match():
+    d = decide([0.7, 0, 0, 0, 0], match(2, 5, cube_value=2, cube_owner="mover"))
+    assert d.action == "No cube action" and "dead" in d.reason
+
+
+def test_match_emg_matches_mwc():
+    d = decide([0.6, 0.2, 0.01, 0.1, 0.0], match(5, 4))
+    assert d.double_pass == pytest.approx(1.0)
+    assert np.isfinite([d.no_double, d.double_take, d.cubeless_equity]).all()
+    assert d.to_json()["mwc"]["double_pass"] == pytest.approx(d.mwc["double_pass"])
