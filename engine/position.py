@@ -7,7 +7,8 @@ so a format read and written again gives back the same string.
 
 Seats: seat 0 and seat 1 are the two players. In GNU Backgammon's Match ID
 they are "player 0" and "player 1"; in XGID seat 0 is the bottom player
-(uppercase checkers, ``turn = 1``) and seat 1 the top player.
+(uppercase checkers, ``turn = 1``) and seat 1 the top player; in a FIBS board
+string seat 0 is "You" (the first name) and seat 1 the opponent.
 """
 
 from __future__ import annotations
@@ -43,6 +44,13 @@ class Position:
     game_state: GNU Backgammon Match ID game state (0 none, 1 playing, 2 over,
         3 resigned, 4 ended by a drop).
     resign_offered: RESIGN_NONE / SINGLE / GAMMON / BACKGAMMON offered by the mover.
+    beaver_stage: only with ``double_offered``: 0 the double awaits take or pass
+        (XGID dice ``D``), 1 the opponent has beavered (``B``), 2 the mover has
+        then raccooned (``R``).
+    decision_swapped: True when the player who must act next is not the usual
+        one (usual: the opponent while a double or a resignation is pending,
+        otherwise the mover). GNU Backgammon writes such Match IDs, e.g. after a
+        drop or during a beaver; the flag lets them round-trip exactly.
     """
 
     board: np.ndarray = field(default_factory=starting_board)
@@ -60,6 +68,8 @@ class Position:
     mover_seat: int = 0
     game_state: int = 1
     resign_offered: int = RESIGN_NONE
+    beaver_stage: int = 0
+    decision_swapped: bool = False
 
     def __post_init__(self) -> None:
         board = np.asarray(self.board, dtype=BOARD_DTYPE)

@@ -1,0 +1,233 @@
+"""GNU Backgammon Match ID and the PositionID:MatchID pair."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import numpy as np
+import pytest
+
+from engine.board import board_from_points, flip, starting_board
+from engine.errors import FormatError, TdgammonError
+from engine.formats.match_id import (
+    MatchId,
+    decode_match_id,
+    encode_match_id,
+    match_id_from_position,
+    position_from_gnubg,
+    position_to_gnubg,
+)
+from engine.formats.position_id import encode_position_id
+from engine.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, Position
+
+MONEY_START_PLAYER_1 = "cAkAAAAAAAAA"
+
+# (field, width) from bit 0, written out independently of the module.
+LAYOUT = [
+    ("cube_log2", 4),
+    ("cube_owner", 2),
+    ("player_on_roll", 1),
+    ("crawford", 1),
+    ("game_state", 3),
+    ("player_on_turn", 1),
+    ("double_offered", 1),
+    ("resignation", 2),
+    ("die1", 3),
+    ("die2", 3),
+    ("match_length", 15),
+    ("score0", 15),
+    ("score1", 15),
+]
+
+
+def pack(**values: int) -> str:
+    """A Match ID from raw field values (missing fields 0), packed by hand."""
+    key, bit = 0, 0
+    for name, width in LAYOUT:
+        key |= int(values.get(name, 0)) << bit
+        bit += width
+    return base64.b64encode(key.to_bytes(9, "little")).decode()
+
+
+def test_money_game_just_started_player_1_to_roll():
+    match = decode_match_id(MONEY_START_PLAYER_1)
+    assert match == MatchId(player_on_roll=1, player_on_turn=1)
+    assert match.cube_value == 1 and match.cube_owner == 3 and match.game_state == 1
+    assert encode_match_id(match) == MONEY_START_PLAYER_1
+
+
+def test_hand_packed_ids_match_the_module():
+    fields = dict(
+        cube_log2=3,
+        cube_owner=1,
+        player_on_roll=0,
+        crawford=0,
+        game_state=1,
+        player_on_turn=0,
+        double_offered=0,
+        resignation=0,
+        die1=5,
+        die2=2,
+        match_length=7,
+        score0=4,
+        score1=6,
+    )
+    text = pack(**fields)
+    match = decode_match_id(text)
+    assert match.cube_value == 8 and match.cube_owner == 1
+    assert match.dice == (5, 2)
+    assert (match.match_length, match.score0, match.score1) == (7, 4, 6)
+    assert encode_match_id(match) == text
+
+
+def test_every_field_lands_on_its_bits():
+    match = MatchId(
+        cube_log2=15,
+        cube_owner=0,
+        player_on_roll=1,
+        crawford=True,
+        game_state=4,
+        player_on_turn=0,
+        double_offered=False,
+        resignation=3,
+        dice=(6, 1),
+        match_length=32767,
+        score0=32766,
+        score1=5,
+    )
+    expected = pack(
+        cube_log2=15,
+        cube_owner=0,
+        player_on_roll=1,
+        crawford=1,
+        game_state=4,
+        player_on_turn=0,
+        resignation=3,
+        die1=6,
+        die2=1,
+        match_length=32767,
+        score0=32766,
+        score1=5,
+    )
+    assert encode_match_id(match) == expected
+    assert decode_match_id(expected) == match
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("", "empty"),
+        ("cAkAAAAAAAA", "12 characters, got 11"),
+        ("cAkAAAAAAAAA=", "12 characters, got 13"),
+        ("cAkAAAAA*AAA", "base64 alphabet"),
+        ("cAkAAAAAAAAE", "past bit 65"),
+        (pack(cube_owner=2, game_state=1), "cube owner 2"),
+        (pack(cube_owner=3, game_state=5), "game state 5"),
+        (pack(cube_owner=3, game_state=1, die1=7, die2=2), "die 7 is out of range"),
+        (pack(cube_owner=3, game_state=1, die1=3, die2=0), "one die is rolled"),
+        (pack(cube_owner=3, game_state=1, match_length=5, score0=5), "not below the match length"),
+        (pack(cube_owner=3, game_state=1, crawford=1), "Crawford game needs match play"),
+        (
+            pack(cube_owner=3, game_state=1, crawford=1, match_length=5, score0=2),
+            "exactly one player must be 1-away",
+        ),
+        (
+            pack(cube_owner=3, game_state=1, double_offered=1, die1=3, die2=1),
+            "rolled while a double is offered",
+        ),
+    ],
+)
+def test_malformed_match_ids(text, fragment):
+    with pytest.raises(TdgammonError, match=re.escape(fragment)):
+        decode_match_id(text)
+
+
+def test_start_pair_reads_as_money_position():
+    position = position_from_gnubg("4HPwATDgc/ABMA:cAkAAAAAAAAA")
+    assert np.array_equal(position.board, starting_board())
+    assert position.mover_seat == 1 and position.is_money and position.dice is None
+    assert position.cube_owner == CUBE_CENTRED and position.cube_value == 1
+    assert position_to_gnubg(position) == "4HPwATDgc/ABMA:cAkAAAAAAAAA"
+
+
+def test_position_id_is_from_the_player_on_roll():
+    board = board_from_points({6: 5, 8: 3, 13: 5, 24: 1, 25: 1}, {6: 5, 8: 3, 13: 5, 24: 2})
+    for seat in (0, 1):
+        position = Position(board=board, dice=(3, 1), mover_seat=seat)
+        text = position_to_gnubg(position)
+        assert text.split(":")[0] == encode_position_id(board)
+        back = position_from_gnubg(text)
+        assert back == position
+        assert decode_match_id(text.split(":")[1]).player_on_roll == seat
+
+
+def test_seats_scores_and_cube_owner_translate():
+    position = Position(
+        mover_seat=1,
+        mover_score=3,
+        opponent_score=1,
+        match_length=7,
+        cube_value=4,
+        cube_owner=CUBE_OPPONENT,
+        dice=(6, 4),
+    )
+    match = match_id_from_position(position)
+    assert (match.score0, match.score1) == (1, 3)
+    assert match.cube_owner == 0 and match.cube_log2 == 2
+    assert match.player_on_roll == 1 and match.player_on_turn == 1
+    assert position_from_gnubg(position_to_gnubg(position)) == position
+    mine = position.with_changes(cube_owner=CUBE_MOVER)
+    assert match_id_from_position(mine).cube_owner == 1
+
+
+def test_double_offered_passes_the_turn_to_the_taker():
+    position = Position(mover_seat=0, double_offered=True, cube_value=2, cube_owner=CUBE_MOVER)
+    match = match_id_from_position(position)
+    assert match.player_on_roll == 0 and match.player_on_turn == 1 and match.double_offered
+    assert position_from_gnubg(position_to_gnubg(position)) == position
+
+
+def test_unusual_decider_round_trips_via_decision_swapped():
+    # A game ended by a drop: the dropper (not on roll) is still "on turn".
+    text = "4HPwATDgc/ABMA:" + pack(
+        cube_log2=1, cube_owner=3, player_on_roll=0, game_state=4, player_on_turn=1
+    )
+    position = position_from_gnubg(text)
+    assert position.decision_swapped and position.game_state == 4
+    assert position_to_gnubg(position) == text
+
+
+def test_flipped_board_is_not_the_same_id():
+    board = board_from_points({6: 15}, {1: 15})
+    assert encode_position_id(board) != encode_position_id(flip(board))
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("4HPwATDgc/ABMA", "PositionID:MatchID"),
+        ("4HPwATDgc/ABMA:cAkAAAAAAAAA:x", "PositionID:MatchID"),
+        ("4HPwATDgc/ABM:cAkAAAAAAAAA", "Position ID must be 14"),
+        ("4HPwATDgc/ABMA:cAkAAAAAAAA", "Match ID must be 12"),
+    ],
+)
+def test_malformed_pairs(text, fragment):
+    with pytest.raises(FormatError, match=re.escape(fragment)):
+        position_from_gnubg(text)
+
+
+@pytest.mark.parametrize(
+    ("changes", "fragment"),
+    [
+        (dict(cube_value=3), "not a power of two"),
+        (dict(cube_value=1 << 16), "above a Match ID"),
+        (dict(dice=(0, 3)), "out of range 1-6"),
+        (dict(match_length=3, mover_score=3), "not below the match length"),
+        (dict(mover_seat=2), "mover seat"),
+        (dict(cube_owner="left"), "cube owner"),
+    ],
+)
+def test_positions_a_match_id_cannot_hold(changes, fragment):
+    with pytest.raises(FormatError, match=re.escape(fragment)):
+        position_to_gnubg(Position(**changes))
