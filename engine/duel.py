@@ -176,3 +176,122 @@ def _play_pairs(agent_a: Agent, agent_b: Agent, pairs: int, rng: np.random.Gener
         seat_to_move[games] = 1 - seat_to_move[games]
         ply += 1
     return result, plies
+
+
+# ---------------------------------------------------------------- cube and match play
+
+
+@dataclass(frozen=True)
+class SeriesResult:
+    """Games (money with the cube) or matches between A and B, from A's side.
+
+    points: ``(games,)`` signed points of every game for A (cube included).
+    match_wins: ``(matches,)`` +1 / -1 per match for A (empty for money play).
+    Items 2k and 2k+1 (matches, or money games) are duplicate pairs.
+    """
+
+    name_a: str
+    name_b: str
+    length: int
+    points: np.ndarray
+    match_wins: np.ndarray
+    seconds: float
+
+    @property
+    def games(self) -> int:
+        return len(self.points)
+
+    @property
+    def ppg(self) -> float:
+        return float(self.points.mean()) if len(self.points) else float("nan")
+
+    def _pair_ci(self, values: np.ndarray) -> float:
+        pairs = values[: len(values) // 2 * 2].reshape(-1, 2).mean(axis=1)
+        if len(pairs) < 2:
+            return float("nan")
+        return 1.96 * float(pairs.std(ddof=1)) / math.sqrt(len(pairs))
+
+    def summary(self) -> dict:
+        p = self.points
+        out = {
+            "a": self.name_a,
+            "b": self.name_b,
+            "match_length": self.length,
+            "games": self.games,
+            "ppg": self.ppg,
+            "win_rate": float((p > 0).mean()),
+            "games_per_second": self.games / self.seconds if self.seconds else float("inf"),
+        }
+        if self.length:
+            wins = self.match_wins
+            out["matches"] = len(wins)
+            out["match_win_rate"] = float((wins > 0).mean())
+            out["match_win_ci95"] = self._pair_ci((wins > 0).astype(float))
+        else:
+            out["ci95"] = self._pair_ci(p.astype(float))
+        return out
+
+    def text(self) -> str:
+        s = self.summary()
+        head = f"{s['a']} vs {s['b']}: {s['games']} games, {s['ppg']:+.3f} ppg"
+        if self.length:
+            head += (
+                f"; {s['matches']} matches to {self.length}, {s['a']} won "
+                f"{s['match_win_rate']:.1%} (95% CI +/- {s['match_win_ci95']:.1%})"
+            )
+        else:
+            head += f" (95% CI +/- {s['ci95']:.3f}, money with cube)"
+        return head + f"; games won {s['win_rate']:.1%}; {s['games_per_second']:.1f} games/s"
+
+
+def play_series(
+    agent_a: Agent,
+    agent_b: Agent,
+    count: int,
+    settings=None,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> SeriesResult:
+    """Play ``count`` (rounded up to even) matches, or money games with the cube,
+    through the game and match state machines (``engine.match``).
+
+    settings: ``engine.match.MatchSettings``; length 0 means ``count`` single
+    money games. Duplicate pairs: both items of a pair get dice from the same
+    seed, seat by seat, with the agents swapped. ``progress(n)`` gets the
+    number of games finished after each match (or money game).
+    """
+    import time
+
+    from engine.cube_actions import play_match
+    from engine.match import Match, MatchSettings
+
+    settings = settings or MatchSettings()
+    if settings.length == 0:
+        from dataclasses import replace
+
+        settings = replace(settings, max_games=1)
+    seeds = np.random.SeedSequence(seed).spawn((count + 1) // 2)
+    points: list[int] = []
+    match_wins: list[int] = []
+    start = time.perf_counter()
+    for pair_seed in seeds:
+        for a_seat in (0, 1):
+            agents = [agent_a, agent_b] if a_seat == 0 else [agent_b, agent_a]
+            rng = np.random.default_rng(pair_seed)
+            match = Match(settings, names=(agents[0].name, agents[1].name), rng=rng)
+            play_match(match, agents)
+            for game in match.games:
+                sign = 1 if game.result.winner == a_seat else -1
+                points.append(sign * game.result.points)
+            if settings.length:
+                match_wins.append(1 if match.winner == a_seat else -1)
+            if progress is not None:
+                progress(len(match.games))
+    return SeriesResult(
+        agent_a.name,
+        agent_b.name,
+        settings.length,
+        np.array(points, dtype=np.int64),
+        np.array(match_wins, dtype=np.int64),
+        time.perf_counter() - start,
+    )

@@ -20,3 +20,11 @@ class FormatError(TdgammonError):
 
 class IllegalMoveError(TdgammonError):
     """A move string that is well formed but is not a legal play of the position and roll."""
+
+
+class RuleError(TdgammonError):
+    """An action the rules do not allow in the current game or match state.
+
+    Raised by the game and match state machines (``engine.game``,
+    ``engine.match``) before anything changes: the state is left as it was.
+    """

@@ -1,0 +1,171 @@
+"""``tdgammon play`` through its scripted stdin path, and ``tdgammon match``."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+
+from engine.agents import PubevalAgent
+from engine.cli import main
+from engine.cube_actions import bot_step
+from engine.game import TO_MOVE
+from engine.match import Match, MatchSettings
+from engine.matfile import load_mat
+from engine.notation import format_move
+
+
+def pubeval_script(seed: int, settings: MatchSettings, human_seat: int = 0) -> list[str]:
+    """The moves pubeval would type for ``human_seat`` in the game the CLI will deal.
+
+    The CLI's dice come from ``Match(seed=seed)``; a human whose cube is not
+    available rolls automatically and passes automatically, exactly like the
+    bots here, so the same dice fall in the same order.
+    """
+    match = Match(settings, seed=seed)
+    agents = [PubevalAgent(), PubevalAgent()]
+    lines = []
+    game = match.game
+    while not game.is_over:
+        if game.phase == TO_MOVE and game.turn == human_seat and game.can_play():
+            board = game.board.copy()
+            bot_step(game, agents)
+            lines.append(format_move(board, list(game.history[-1].moves)))
+        else:
+            bot_step(game, agents)
+    return lines
+
+
+def run_cli(monkeypatch, capsys, argv: list[str], stdin: str) -> tuple[int, str, str]:
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_scripted_game_is_completed_and_saved(monkeypatch, capsys, tmp_path):
+    seed = 12
+    script = pubeval_script(seed, MatchSettings(cube=False, max_games=1))
+    path = tmp_path / "game.mat"
+    # a bad line first: it is explained and the prompt comes again
+    stdin = "13/1 bar/off\n" + "\n".join(script) + "\n"
+    status, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        ["play", "--opponent", "pubeval", "--seed", str(seed), "--cubeless", "--save", str(path)],
+        stdin,
+    )
+    assert status == 0, err
+    assert "illegal play" in out or "not a legal" in out or "is not" in out
+    assert "wins a" in out and "The session is over." in out
+    assert "Match saved to" in out and "+13-14-15" in out  # the board was drawn
+    loaded = load_mat(path)
+    game = loaded.match.game
+    assert game.is_over and loaded.match.names == ("you", "pubeval")
+    assert sum(loaded.match.scores) == game.result.points
+
+
+def test_scripted_match_with_cube_and_resignation(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "m.mat"
+    # the bot is seat 1; "roll"/"double" prompts appear only when the cube is available.
+    stdin = "\n".join(["double", "24/1", "help", "resign gammon", "resign", "resign 1"]) + "\n"
+    status, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        ["play", "--opponent", "pubeval", "--seed", "3", "--length", "1", "--save", str(path)],
+        stdin,
+    )
+    assert status == 0, err
+    assert "Commands:" in out or "Session stopped." in out
+    assert path.exists()
+    load_mat(path)  # whatever happened, the file reads back
+
+
+def test_end_of_input_saves_a_game_in_progress(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "partial.mat"
+    status, out, _ = run_cli(
+        monkeypatch,
+        capsys,
+        ["play", "--opponent", "random", "--seed", "4", "--save", str(path), "--no-board"],
+        "",
+    )
+    assert status == 0 and "Session stopped." in out and "Match saved" in out
+    loaded = load_mat(path)
+    assert not loaded.match.game.is_over
+
+
+def test_two_humans(monkeypatch, capsys):
+    status, out, _ = run_cli(
+        monkeypatch,
+        capsys,
+        ["play", "--opponent", "human", "--seed", "1", "--no-board"],
+        "quit\n",
+    )
+    assert status == 0 and "another human" in out
+
+
+def test_bad_options_give_one_line_errors(monkeypatch, capsys):
+    for argv in (
+        ["play", "--opponent", "chess"],
+        ["play", "--length", "5", "--jacoby"],
+        ["play", "--save", "x.txt"],
+        ["match", "--games", "0"],
+        ["match", "--a", "human"],
+    ):
+        status, out, err = run_cli(monkeypatch, capsys, argv, "")
+        assert status == 2, argv
+        assert err.startswith("tdgammon: error:") and err.count("\n") == 1, err
+
+
+def test_match_command_money_cubeless(monkeypatch, capsys):
+    status, out, _ = run_cli(
+        monkeypatch,
+        capsys,
+        ["match", "--a", "pubeval", "--b", "random", "--games", "40", "--json"],
+        "",
+    )
+    summary = json.loads(out)
+    assert status == 0 and summary["games"] == 40 and summary["ppg"] > 1.0
+    assert {"ci95", "win_rate", "gammon_rate", "backgammon_rate", "games_per_second"} <= set(
+        summary
+    )
+
+
+def test_match_command_match_play(monkeypatch, capsys):
+    status, out, _ = run_cli(
+        monkeypatch,
+        capsys,
+        [
+            "match",
+            "--a",
+            "pubeval",
+            "--b",
+            "random",
+            "--games",
+            "4",
+            "--length",
+            "3",
+            "--seed",
+            "2",
+        ],
+        "",
+    )
+    assert status == 0 and "matches to 3" in out and "pubeval won" in out
+
+
+def test_duplicate_pairs_share_dice():
+    from engine.duel import play_series
+
+    class Recorder(PubevalAgent):
+        def __init__(self):
+            self.dice = []
+
+        def choose_plays(self, boards, dice, moves):
+            self.dice.append(tuple(np.asarray(dice)[0]))
+            return super().choose_plays(boards, dice, moves)
+
+    a, b = Recorder(), Recorder()
+    a.name, b.name = "a", "b"
+    result = play_series(a, b, 2, MatchSettings(cube=False), seed=5)
+    assert result.games == 2

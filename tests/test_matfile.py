@@ -1,0 +1,219 @@
+"""The .mat match format: round trips, a hand-written real-world file, bad files."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.agents import PubevalAgent, RandomAgent
+from engine.cube_actions import play_match
+from engine.errors import FormatError
+from engine.game import ACT_MOVE
+from engine.match import Match, MatchSettings
+from engine.matfile import (
+    MatFileError,
+    format_mat,
+    load_mat,
+    position_ids,
+    read_mat,
+    write_mat,
+)
+
+DATA = Path(__file__).parent / "data"
+
+
+def bot_match(settings: MatchSettings, seed: int) -> Match:
+    match = Match(settings, names=("Random Rita", "pubeval"), seed=seed)
+    play_match(match, [RandomAgent(seed, double_rate=0.2), PubevalAgent()])
+    return match
+
+
+def actions(match: Match) -> list:
+    """Game histories without resign offers that the format cannot hold, dice sorted."""
+    out = []
+    for game in match.games:
+        for a in game.history:
+            if a.kind in ("resign", "reject", "accept"):
+                continue
+            dice = tuple(sorted(a.dice, reverse=True)) if a.dice else None
+            out.append((a.seat, a.kind, dice, a.value))
+        out.append(game.result)
+    return out
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        MatchSettings(length=5),
+        MatchSettings(length=7, crawford=False),
+        MatchSettings(max_games=4),
+        MatchSettings(max_games=3, beavers=True, jacoby=True, max_cube=64),
+        MatchSettings(max_games=2, cube=False),
+    ],
+)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_written_and_read_back_is_identical(settings, seed):
+    match = bot_match(settings, seed)
+    text = format_mat(match, {"Site": "tdgammon test"})
+    loaded = read_mat(text)
+    assert format_mat(loaded.match, loaded.headers) == text
+    assert loaded.match.scores == match.scores
+    # the session length (max_games) is not part of the format
+    assert replace(loaded.match.settings, max_games=match.settings.max_games) == match.settings
+    assert actions(loaded.match) == actions(match)
+    for original, copy in zip(match.games, loaded.match.games, strict=True):
+        assert np.array_equal(original.board, copy.board)
+        assert original.settings.crawford == copy.settings.crawford
+
+
+def test_round_trip_with_beaver_raccoon_and_resignations():
+    match = Match(MatchSettings(beavers=True, raccoons=True, max_games=3), names=("a", "b"))
+    game = match.game
+    game.opening_roll((3, 1))
+    game.play_text("8/5 6/5")
+    game.double()
+    game.beaver()
+    game.raccoon()  # cube 8, owned by seat 1
+    game.roll((6, 4))
+    game.play_text("24/14")
+    game.offer_resignation(2)
+    game.reject_resignation()
+    game.roll((2, 1))
+    game.play_text("13/11 6/5")
+    game.offer_resignation(1, seat=0)
+    game.accept_resignation()
+    match.next_game()
+    game = match.game
+    game.opening_roll((2, 6))
+    game.play_text("24/18 13/11")
+    text = format_mat(match)
+    assert "Beavers => 4" in text and "Raccoons => 8" in text and "Wins 8 points" in text
+    loaded = read_mat(text)
+    assert format_mat(loaded.match) == text
+    assert loaded.match.scores == (0, 8)
+    # the unfinished second game is read back in progress
+    assert not loaded.match.game.is_over and loaded.match.game.turn == 0
+
+
+def test_real_world_sample_with_comments_and_odd_spacing_loads():
+    loaded = load_mat(DATA / "sample_real.mat")
+    match = loaded.match
+    assert match.names == ("alice", "bob")
+    assert match.settings.length == 3
+    assert loaded.headers["Site"] == "FIBS" and loaded.headers["EventDate"] == "2019.03.02"
+    assert [g.result.points for g in match.games] == [1, 2, 1, 1]
+    assert [g.result.ended_by for g in match.games] == [
+        "drop",
+        "resignation",
+        "resignation",
+        "drop",
+    ]
+    assert [g.settings.crawford for g in match.games] == [False, False, True, False]
+    assert match.scores == (2, 3) and match.winner == 1
+    # written again in the canonical layout, it reads back identically
+    text = format_mat(match, loaded.headers)
+    assert format_mat(read_mat(text).match, loaded.headers) == text
+
+
+def test_write_and_load_file(tmp_path):
+    match = bot_match(MatchSettings(length=3), 5)
+    path = tmp_path / "m.mat"
+    write_mat(match, path)
+    assert load_mat(path).match.scores == match.scores
+
+
+def test_positions_export_xgid_and_gnubg_id():
+    loaded = load_mat(DATA / "sample_real.mat")
+    ids = position_ids(loaded.match)
+    first = ids[0]
+    assert first["game"] == 1 and first["action"] == ACT_MOVE
+    assert first["xgid"] == "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:3:10"
+    assert first["gnubg"].startswith("4HPwATDgc/ABMA:")
+    assert len(ids) == sum(len(g.history) for g in loaded.match.games)
+    crawford = [entry for entry in ids if entry["game"] == 3]
+    assert all(entry["xgid"].split(":")[7] == "1" for entry in crawford)
+
+
+GOOD = (DATA / "sample_real.mat").read_text()
+
+
+def corrupt(line_no: int, new: str | None) -> str:
+    lines = GOOD.splitlines()
+    if new is None:
+        del lines[line_no - 1]
+    else:
+        lines[line_no - 1] = new
+    return "\n".join(lines) + "\n"
+
+
+def line_of(text: str) -> int:
+    for number, line in enumerate(GOOD.splitlines(), 1):
+        if line.startswith(text):
+            return number
+    raise AssertionError(text)
+
+
+@pytest.mark.parametrize(
+    "line_text, replacement, message",
+    [
+        ("  1) 31: 8/5 6/5", "  1) 31: 8/2 6/5                    64: 24/18 13/9", "illegal play"),
+        ("  1) 31: 8/5 6/5", "  1) 33: 8/5 6/5                    64: 24/18 13/9", "opening roll"),
+        (
+            "  2) 52: 13/8",
+            "  2) 52: 13/8 13/11                  Doubles => 4",
+            "cube would go to 2",
+        ),
+        ("  3)  Drops", "  3)  Takes  Drops  Takes", "more than two"),
+        ("  3)  Drops", "  4)  Drops", "expected move number 3"),
+        (" 3 point match", " three point match", "match length"),
+        (" Game 2", " Game 7", "expected game 2"),
+        (" alice : 2", " alice : 1                          bob : 1", "score line says 1-1"),
+        (
+            "  1) 62:  24/18",
+            "  1) 62: 24/18 13/11   11: 6/5 6/5 8/7 8/7 Doubles => 2",
+            "more than two",
+        ),
+        ("  2) 44: 25/21", "  2) 44: 25/21 21/17* 13/9 13/9    Doubles => 2", "Crawford"),
+        ("  3)  Doubles => 2    Takes", "  3)  Doubles => 2    Beavers => 4", "not allowed"),
+        ("  1) 31: 8/5 6/5", "  1) 31: 8/5 6/5 @@@", "is not a move"),
+        ("                                      Wins 1 point and", "  Wins 7 points", "worth 1"),
+    ],
+)
+def test_malformed_files_are_rejected_with_the_line_number(line_text, replacement, message):
+    number = line_of(line_text)
+    with pytest.raises(MatFileError, match=rf"^line {number}: .*({message})"):
+        read_mat(corrupt(number, replacement))
+
+
+def test_missing_result_before_next_game():
+    number = line_of("      Wins 2 points")  # a resignation: nothing else ends game 2
+    with pytest.raises(MatFileError, match="no result"):
+        read_mat(corrupt(number, None))
+
+
+def test_not_a_mat_file():
+    with pytest.raises(MatFileError, match="^line 1: expected the match length"):
+        read_mat("hello world\n")
+    with pytest.raises(MatFileError, match="no match length"):
+        read_mat("; only a comment\n")
+    assert issubclass(MatFileError, FormatError)
+
+
+def test_random_corruption_never_crashes():
+    """Any damage gives MatFileError (with a line number) or a file that still reads."""
+    rng = np.random.default_rng(11)
+    lines = GOOD.splitlines()
+    junk = ["", "x", "99)", " Game", "Wins", "31:", "/", "*", ":", "=>", "0", "\t"]
+    for _ in range(300):
+        damaged = list(lines)
+        number = int(rng.integers(len(damaged)))
+        line = damaged[number]
+        cut = int(rng.integers(len(line) + 1))
+        damaged[number] = line[:cut] + junk[int(rng.integers(len(junk)))] + line[cut + 1 :]
+        try:
+            read_mat("\n".join(damaged))
+        except MatFileError as error:
+            assert str(error).startswith("line ")
