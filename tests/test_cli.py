@@ -1,0 +1,152 @@
+"""The ``tdgammon`` command line: show, moves (text, JSON, batch), bench, errors.
+
+Every malformed input must give exit status 2 and exactly one line on stderr,
+never a traceback.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from engine.board import starting_board
+from engine.cli import main
+from engine.formats import decode_position_id
+from engine.movegen_reference import legal_plays
+
+START_ID = "4HPwATDgc/ABMA"
+START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
+
+
+def run(capsys, *argv, stdin: str | None = None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_show_prints_board_pips_cube_and_ids(capsys):
+    status, out, err = run(capsys, "show", START_XGID)
+    assert status == 0 and err == ""
+    assert "Pip count   X: 167   O: 167" in out
+    assert START_ID in out and "XGID=" in out and "Cube: 1" in out
+
+
+def test_moves_json_follows_the_contract(capsys):
+    status, out, _ = run(capsys, "moves", START_ID, "--dice", "52", "--json")
+    assert status == 0
+    report = json.loads(out)
+    assert report["position_id"] == START_ID and report["dice"] == [5, 2]
+    expected = {p.board for p in legal_plays(starting_board(), (5, 2))}
+    assert len(report["moves"]) == len(expected) == 8
+    assert {tuple(m["board_after"]) for m in report["moves"]} == expected
+    for entry in report["moves"]:
+        assert np.array_equal(
+            decode_position_id(entry["position_id_after"]), np.array(entry["board_after"])
+        )
+    assert "13/8 13/11" in {m["move"] for m in report["moves"]} or "13/11 13/8" in {
+        m["move"] for m in report["moves"]
+    }
+
+
+def test_moves_takes_dice_from_the_xgid(capsys):
+    status, out, _ = run(capsys, "moves", START_XGID, "--json")
+    assert status == 0 and json.loads(out)["dice"] == [5, 2]
+
+
+def test_moves_with_no_legal_play_gives_an_empty_list(capsys):
+    # Mover on the bar against a closed board: nothing can be played.
+    from engine.board import board_from_points
+    from engine.formats import encode_position_id
+
+    board = board_from_points({25: 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 12: 3})
+    status, out, _ = run(capsys, "moves", encode_position_id(board), "--dice", "63", "--json")
+    assert status == 0 and json.loads(out)["moves"] == []
+    status, out, _ = run(capsys, "moves", encode_position_id(board), "--dice", "63")
+    assert "no legal play" in out
+
+
+def test_moves_batch_mode_answers_every_line_in_order(capsys, monkeypatch):
+    lines = "\n".join(
+        [
+            json.dumps({"position": START_ID, "dice": [6, 6]}),
+            "not json",
+            json.dumps({"position": "garbage", "dice": [1, 2]}),
+            json.dumps({"position": START_ID, "dice": [7, 1]}),
+            json.dumps({"position": START_ID}),
+            json.dumps([1, 2]),
+            json.dumps({"position": START_XGID}),
+        ]
+    )
+    status, out, _ = run(capsys, "moves", "-", stdin=lines, monkeypatch=monkeypatch)
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert status == 0 and len(answers) == 7
+    assert len(answers[0]["moves"]) == len(legal_plays(starting_board(), (6, 6)))
+    for bad in answers[1:6]:
+        assert set(bad) == {"error"} and bad["error"]
+    assert answers[6]["dice"] == [5, 2]
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["show", "garbage"], "is not an XGID"),
+        (["show", "4HPwATDgc/ABM"], "is not an XGID"),
+        (["show", "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0"], "XGID"),
+        (["moves", START_ID, "--dice", "72"], "out of range"),
+        (["moves", START_ID, "--dice", "5"], "two numbers"),
+        (["moves", START_ID, "--dice", "ab"], "two numbers"),
+        (["moves", START_ID], "no dice"),
+        (["moves", "//////////////", "--dice", "52"], ""),
+        (["bench", "movegen", "--batch-sizes", "x"], "batch-sizes"),
+        (["bench", "nothing"], "invalid choice"),
+        (["frobnicate"], "invalid choice"),
+        ([], "required"),
+    ],
+)
+def test_bad_input_gives_one_line_and_status_2(capsys, argv, fragment):
+    status, out, err = run(capsys, *argv)
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("tdgammon: error: ")
+    assert fragment in err
+    assert "Traceback" not in err
+
+
+def test_console_script_exits_nonzero_without_traceback():
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "moves", "zzz", "--dice", "52"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr
+
+
+def test_bench_movegen_reports_every_batch_size(capsys):
+    status, out, _ = run(
+        capsys,
+        "bench",
+        "movegen",
+        "--batch-sizes",
+        "1,64",
+        "--sample",
+        "256",
+        "--seconds",
+        "0.05",
+        "--json",
+    )
+    rows = json.loads(out)
+    assert status == 0
+    assert [(r["generator"], r["batch_size"]) for r in rows] == [
+        ("vectorized", 1),
+        ("vectorized", 64),
+        ("reference", 1),
+    ]
+    assert all(r["plays"] > 0 and r["plays_per_second"] > 0 for r in rows)
