@@ -7,7 +7,8 @@ plays that the maximum-use rule allows. The vectorized generator
 
 Boards are ``(30,)`` arrays or sequences in the layout of ``engine.board``,
 mover's view. A move is a ``(from, to)`` pair of mover point numbers, with 25
-for the bar and 0 for off.
+for the bar, 0 for off and 28 (the board index of the hand) for a checker
+entering from the hand in the variants that have one (rules.md 7).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from engine.board import (
     MOVER_OFF,
     OPPONENT_BAR,
 )
+from engine.variants import STANDARD, Variant, get_variant
 
 Move = tuple[int, int]
 
@@ -33,10 +35,15 @@ class Play:
     """One legal play: the moves in the order played and the board after them.
 
     ``board`` is a tuple of 30 ints, still from the mover's view (not flipped).
+    Acey-Deucey 1-2 only: ``named_double`` is the double named after the 1 and
+    the 2 (0 otherwise) and ``extra_roll`` says it was played in full, so the
+    player rolls again.
     """
 
     moves: tuple[Move, ...]
     board: tuple[int, ...]
+    named_double: int = 0
+    extra_roll: bool = False
 
     def board_array(self) -> np.ndarray:
         """The resulting board as ``(30,) int8``."""
@@ -50,32 +57,48 @@ def can_bear_off(board) -> bool:
     return all(board[p] <= 0 for p in range(7, MOVER_BAR + 1)) and board[MOVER_HAND] <= 0
 
 
-def single_die_moves(board, die: int) -> list[Move]:
+def single_die_moves(board, die: int, variant: Variant = STANDARD) -> list[Move]:
     """Every legal move of one checker by ``die`` on ``board`` (mover's view).
 
-    Implements rules.md 2.2, 2.5 and 3.1-3.3 for a single die.
+    Implements rules.md 2.2, 2.5 and 3.1-3.3 for a single die, and the entering
+    rules of the variants with checkers in hand (rules.md 7).
     """
     # 2.5: "A player with any checker on the bar must enter it before moving
     # anything else. A die of n enters on the opponent's n-point, which is the
     # mover's point 25-n."
     if board[MOVER_BAR] > 0:
         target = MOVER_BAR - die
-        return [(MOVER_BAR, target)] if is_open(board, target) else []
+        return [(MOVER_BAR, target)] if is_open(board, target, variant) else []
     moves = []
+    if board[MOVER_HAND] > 0:
+        # 7: checkers in hand "enter into the opponent's home board like
+        # checkers on the bar".
+        target = MOVER_BAR - die
+        if is_open(board, target, variant):
+            moves.append((MOVER_HAND, target))
+        # Dutch: "all 15 must be entered before any checker may move on".
+        if variant.hand_enters_first:
+            return moves
     for source in range(LAST_POINT, 0, -1):
         if board[source] <= 0:
             continue
         target = source - die
         if target >= 1:
-            if is_open(board, target):
+            if is_open(board, target, variant):
                 moves.append((source, target))
         elif bear_off_allowed(board, source, die):
             moves.append((source, MOVER_OFF))
     return moves
 
 
-def is_open(board, point: int) -> bool:
-    """rules.md 2.2: a move "may not end on a point held by two or more opposing checkers"."""
+def is_open(board, point: int, variant: Variant = STANDARD) -> bool:
+    """rules.md 2.2: a move "may not end on a point held by two or more opposing checkers".
+
+    Dutch backgammon adds: "a player may not hit until at least one of his own
+    checkers has reached his home board" (a checker borne off has reached it).
+    """
+    if variant.no_hit_before_home and board[point] == -1:
+        return any(board[p] > 0 for p in range(MOVER_OFF, 7))
     return board[point] >= -1
 
 
@@ -112,7 +135,7 @@ def apply_move(board, move: Move) -> list[int]:
     return after
 
 
-def _extend(board, dice_left: tuple[int, ...], moves: tuple, out: list) -> None:
+def _extend(board, dice_left: tuple[int, ...], moves: tuple, out: list, variant: Variant) -> None:
     """Depth-first: play the next die in every legal way; record each finished sequence.
 
     A sequence is finished when the dice are used up or the next die cannot be
@@ -122,24 +145,16 @@ def _extend(board, dice_left: tuple[int, ...], moves: tuple, out: list) -> None:
     if not dice_left:
         out.append((moves, tuple(board)))
         return
-    options = single_die_moves(board, dice_left[0])
+    options = single_die_moves(board, dice_left[0], variant)
     if not options:
         out.append((moves, tuple(board)))
         return
     for move in options:
-        _extend(apply_move(board, move), dice_left[1:], moves + (move,), out)
+        _extend(apply_move(board, move), dice_left[1:], moves + (move,), out, variant)
 
 
-def legal_plays(board, dice) -> list[Play]:
-    """Every legal play of ``dice`` on ``board``, one per distinct resulting board.
-
-    board: ``(30,)`` ints, mover's view. dice: two ints 1..6.
-    Returns plays in a deterministic order (larger die first, sources from the
-    back); an empty list when nothing can be played (rules.md 2.6: "If nothing
-    can be played, the turn passes").
-    """
-    board = [int(x) for x in board]
-    d1, d2 = int(dice[0]), int(dice[1])
+def _maximal_sequences(board, d1: int, d2: int, variant: Variant) -> list[tuple]:
+    """(moves, board after) of every sequence the maximum-use rule allows (2.3, 2.6)."""
     if d1 == d2:
         # 2.3: "Doubles are played four times."
         orders = [(d1,) * 4]
@@ -149,24 +164,67 @@ def legal_plays(board, dice) -> list[Play]:
     sequences: list[tuple[tuple[Move, ...], tuple[int, ...], int]] = []
     for order in orders:
         found: list = []
-        _extend(board, order, (), found)
+        _extend(board, order, (), found, variant)
         for moves, after in found:
-            pips_of_dice = sum(order[: len(moves)])
-            sequences.append((moves, after, pips_of_dice))
+            sequences.append((moves, after, sum(order[: len(moves)])))
     # 2.6: "the mover must play a sequence that uses the most dice possible."
     most = max(len(moves) for moves, _, _ in sequences)
-    if most == 0:
-        return []
     sequences = [s for s in sequences if len(s[0]) == most]
     # 2.6: "If only one die of a non-double can be played, the larger one must
     # be played when it can be; if only the smaller one can be played, play it."
     if d1 != d2 and most == 1:
         largest = max(pips for _, _, pips in sequences)
         sequences = [s for s in sequences if s[2] == largest]
+    return [(moves, after) for moves, after, _ in sequences]
+
+
+def legal_plays(board, dice, variant: str | Variant | None = None) -> list[Play]:
+    """Every legal play of ``dice`` on ``board``, one per distinct resulting board.
+
+    board: ``(30,)`` ints, mover's view. dice: two ints 1..6. variant: a name
+    or ``engine.variants.Variant`` (default standard backgammon).
+    Returns plays in a deterministic order (larger die first, sources from the
+    back); an empty list when nothing can be played (rules.md 2.6: "If nothing
+    can be played, the turn passes"). For the Acey-Deucey 1-2, one play per
+    distinct (board, extra roll): see ``_acey_deucey_plays``.
+    """
+    variant = get_variant(variant)
+    board = [int(x) for x in board]
+    d1, d2 = int(dice[0]), int(dice[1])
+    if variant.acey_deucey_roll and {d1, d2} == {1, 2}:
+        return _acey_deucey_plays(board, variant)
     plays: list[Play] = []
     seen: set[tuple[int, ...]] = set()
-    for moves, after, _ in sequences:
-        if after not in seen:
+    for moves, after in _maximal_sequences(board, d1, d2, variant):
+        if moves and after not in seen:
             seen.add(after)
             plays.append(Play(moves, after))
+    return plays
+
+
+def _acey_deucey_plays(board: list[int], variant: Variant) -> list[Play]:
+    """rules.md 7: "a roll of 1-2 ("acey-deucey") is played as 1 and 2, then the
+    player names any double and plays it as four moves, then rolls again; if the
+    1 and the 2 cannot both be played the turn ends at once, and if the named
+    double cannot be played in full the extra roll is lost".
+
+    The named double is the player's choice, so every double 1..6 is offered;
+    the double itself is played under the maximum-use rule.
+    """
+    plays: list[Play] = []
+    seen: set[tuple[tuple[int, ...], bool]] = set()
+
+    def add(play: Play) -> None:
+        if (play.board, play.extra_roll) not in seen:
+            seen.add((play.board, play.extra_roll))
+            plays.append(play)
+
+    for moves, after in _maximal_sequences(board, 2, 1, variant):
+        if len(moves) < 2:
+            if moves:
+                add(Play(moves, after))
+            continue
+        for double in range(1, 7):
+            for more, final in _maximal_sequences(list(after), double, double, variant):
+                add(Play(moves + more, final, double, len(more) == 4))
     return plays

@@ -17,11 +17,11 @@ from engine.board import (
     OPPONENT_BAR,
     OPPONENT_OFF,
     flip,
-    starting_board,
 )
 from engine.dice import roll_dice
 from engine.movegen import generate_moves
 from engine.outcome import is_game_over
+from engine.variants import Variant, get_variant
 
 
 def pick_random_children(counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -39,6 +39,7 @@ def random_game_positions(
     rng: np.random.Generator,
     parallel_games: int = 64,
     choose_plays=None,
+    variant: str | Variant | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Positions and rolls met in games with random dice.
 
@@ -46,24 +47,28 @@ def random_game_positions(
     ``choose_plays(boards, dice, moves) -> (B,) rows`` (an agent's method, see
     ``engine.agents``) when given. Returns ``boards (count, 30) int8`` (side to
     move's view, games not over) and ``dice (count, 2) int8``: the roll the
-    mover has to play there.
+    mover has to play there. ``variant`` (default standard) sets the start,
+    the rules and the number of checkers; an Acey-Deucey extra roll is not
+    taken (the turn passes), which changes only which positions are sampled.
     """
-    games = np.repeat(starting_board()[None, :], parallel_games, axis=0)
+    variant = get_variant(variant)
+    start = variant.starting_board()
+    games = np.repeat(start[None, :], parallel_games, axis=0)
     kept_boards, kept_dice, total = [], [], 0
     while total < count:
         dice = roll_dice(rng, parallel_games)
         kept_boards.append(games.copy())
         kept_dice.append(dice)
         total += parallel_games
-        result = generate_moves(games, dice)
+        result = generate_moves(games, dice, variant)
         if choose_plays is None:
             chosen = pick_random_children(result.counts(parallel_games), rng)
         else:
             chosen = choose_plays(games, dice, result)
         after = result.boards[chosen]
-        over = is_game_over(after)
+        over = is_game_over(after, variant.checkers)
         games = flip(after)
-        games[over] = starting_board()
+        games[over] = start
     boards = np.concatenate(kept_boards)[:count]
     dice = np.concatenate(kept_dice)[:count]
     return boards, dice
