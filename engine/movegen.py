@@ -125,7 +125,20 @@ class _Plays:
 
     @staticmethod
     def concat(parts: list[_Plays]) -> _Plays:
+        if not parts:
+            return _Plays.empty()
         return _Plays(*(np.concatenate([getattr(p, f) for p in parts]) for f in _PLAY_FIELDS))
+
+    @staticmethod
+    def empty(width: int = MAX_MOVES) -> _Plays:
+        none = np.zeros(0, np.intp)
+        return _Plays(
+            np.zeros((0, BOARD_SIZE), BOARD_DTYPE),
+            none,
+            _empty_moves(0, width),
+            np.zeros(0, np.uint64),
+            none,
+        )
 
     def take(self, rows: np.ndarray) -> _Plays:
         return _Plays(*(getattr(self, f)[rows] for f in _PLAY_FIELDS))
@@ -413,7 +426,7 @@ def _play_acey_deucey(boards: np.ndarray, keys: np.ndarray, variant: Variant):
     named.append(np.zeros(len(stopped.parents), np.int8))
     extra.append(np.zeros(len(stopped.parents), bool))
     played = first.take(np.flatnonzero(both))
-    for die in range(1, 7):
+    for die in range(1, 7) if len(played.parents) else ():
         second = _play_doubles(played.boards, played.keys, die, variant)
         moves = _empty_moves(len(second.parents), width)
         moves[:, :2] = played.moves[second.parents, :2]
