@@ -1,0 +1,136 @@
+"""Cubeless network evaluation and the network player.
+
+Perspective (architecture.md): a network evaluates a board from the view of
+the player ABOUT TO ROLL. To rank the mover's plays, each resulting board is
+flipped, evaluated for the opponent (who rolls next) and inverted
+(``models.outputs.invert``). A resulting board on which the mover has borne
+off every checker is terminal and gets its exact outcome (rules.md 4, via
+``engine.outcome.result_kind``), never the network's guess.
+
+This module imports torch (at import time): interface code should import it
+inside the functions that need it, so commands that do not evaluate stay fast.
+It knows nothing of the cube (cubeless probabilities only).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from engine.board import CHECKERS_PER_SIDE, MOVER_OFF, OPPONENT_OFF, flip
+from engine.movegen import MoveList
+from engine.outcome import result_kind
+from models.encoding import ENCODINGS
+from models.network import Preset, TDNetwork, load_model
+from models.outputs import equity, invert, outcome_probs
+
+CHUNK = 16384
+"""Rows per network call when evaluating very large batches (bounds memory)."""
+
+
+def best_rows(scores: np.ndarray, parents: np.ndarray, batch: int) -> np.ndarray:
+    """Row of the highest score of each parent (the first such row on ties).
+
+    scores: ``(M,)``; parents: ``(M,)`` ascending, every parent 0..batch-1
+    present. Returns ``(batch,) int64``. Same answer as
+    ``engine.agents.best_per_parent``, in linear time (no sort).
+    """
+    starts = np.searchsorted(parents, np.arange(batch))
+    top = np.maximum.reduceat(scores, starts)
+    rows = np.arange(len(scores))
+    candidate = np.where(scores == top[parents], rows, len(scores))
+    return np.minimum.reduceat(candidate, starts).astype(np.int64)
+
+
+class NetworkEvaluator:
+    """A network plus its encoding: boards -> cubeless probabilities."""
+
+    def __init__(self, network: TDNetwork, preset: Preset, name: str = "network") -> None:
+        self.network = network
+        self.preset = preset
+        self.encoding = ENCODINGS[preset.encoding]
+        self.name = name
+
+    def raw_probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """Network output only. boards: ``(B, 30) int8``, view of the player about to
+        roll (game not over). Returns ``(B, 5) float32`` for that player."""
+        boards = np.asarray(boards)
+        out = np.empty((len(boards), 5), dtype=np.float32)
+        with torch.inference_mode():
+            for start in range(0, len(boards), CHUNK):
+                chunk = self.encoding.encode(boards[start : start + CHUNK])
+                out[start : start + CHUNK] = self.network(torch.from_numpy(chunk)).numpy()
+        return out
+
+    def evaluate(self, boards: np.ndarray) -> np.ndarray:
+        """``(B, 5) float32`` probabilities for the player about to roll.
+
+        boards: ``(B, 30) int8`` or ``(30,)``, that player's view. A finished
+        game (the opponent has borne off all 15) gets its exact result.
+        """
+        boards = np.asarray(boards)
+        single = boards.ndim == 1
+        boards = boards[None, :] if single else boards
+        lost = -boards[:, OPPONENT_OFF] == CHECKERS_PER_SIDE
+        probs = np.empty((len(boards), 5), dtype=np.float32)
+        if (~lost).any():
+            probs[~lost] = self.raw_probabilities(boards[~lost])
+        if lost.any():
+            probs[lost] = invert(outcome_probs(result_kind(boards[lost])))
+        return probs[0] if single else probs
+
+    def play_probabilities(self, moves: MoveList) -> np.ndarray:
+        """``(M, 5) float32``: the mover's probabilities after each play of ``moves``.
+
+        Flip, evaluate for the opponent, invert; terminal plays (mover has
+        borne off all) get the exact outcome.
+        """
+        after = moves.boards
+        done = after[:, MOVER_OFF] == CHECKERS_PER_SIDE
+        probs = np.empty((len(after), 5), dtype=np.float32)
+        if done.all():
+            probs[:] = outcome_probs(result_kind(after))
+            return probs
+        if done.any():
+            probs[~done] = invert(self.raw_probabilities(flip(after[~done])))
+            probs[done] = outcome_probs(result_kind(after[done]))
+        else:
+            probs[:] = invert(self.raw_probabilities(flip(after)))
+        return probs
+
+    def equity(self, boards: np.ndarray) -> np.ndarray:
+        """Cubeless money equity of the player about to roll: ``(B,) float32``."""
+        return equity(self.evaluate(boards))
+
+
+class NetworkAgent:
+    """Agent protocol (``engine.agents``): the play maximising the mover's equity (1-ply)."""
+
+    def __init__(self, evaluator: NetworkEvaluator, name: str | None = None) -> None:
+        self.evaluator = evaluator
+        self.name = name or evaluator.name
+
+    def choose_plays(self, boards: np.ndarray, dice: np.ndarray, moves: MoveList) -> np.ndarray:
+        probs = self.evaluator.play_probabilities(moves)
+        return best_rows(equity(probs), moves.parents, len(boards))
+
+
+def load_evaluator(path: str | Path, name: str | None = None) -> NetworkEvaluator:
+    """A NetworkEvaluator from a model file or training checkpoint (ModelFileError if bad)."""
+    preset, network, _ = load_model(path)
+    return NetworkEvaluator(network, preset, name or Path(path).stem)
+
+
+def default_evaluator() -> NetworkEvaluator:
+    """The shipped model (``models.SHIPPED_MODEL``), loaded once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        from models import SHIPPED_MODEL
+
+        _DEFAULT = load_evaluator(SHIPPED_MODEL, "tdgammon")
+    return _DEFAULT
+
+
+_DEFAULT: NetworkEvaluator | None = None

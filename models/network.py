@@ -1,0 +1,192 @@
+"""TD-Gammon-style networks, named presets, and model files.
+
+``TDNetwork`` maps encoded positions ``(B, N) float32`` (view of the player
+about to roll) to the five cumulative probabilities of ``models.outputs``,
+``(B, 5) float32``. Consistency is built into the output layer rather than
+trained in: five logits give ``p(win)``, ``p(gammon | win)``,
+``p(backgammon | gammon, win)`` and the same two for losses, and the
+cumulative outputs are their products::
+
+    win = s0,  wg = win * s1,  wbg = wg * s2,
+    lg = (1 - win) * s3,  lbg = lg * s4          (s = sigmoid(logits))
+
+so ``wg <= win``, ``wbg <= wg``, ``lg <= 1 - win``, ``lbg <= lg`` always hold.
+
+A model file is a small ``torch.save`` dict (loaded with ``weights_only``):
+``{"format": MODEL_FORMAT, "format_version", "preset", "encoding",
+"encoding_version", "hidden", "state_dict", "card": {...}}``. Training
+checkpoints embed the same dict under ``"model"``, so ``load_model`` reads
+both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from engine.errors import TdgammonError
+from models.encoding import ENCODINGS
+from models.outputs import N_OUTPUTS
+
+MODEL_FORMAT = "tdgammon-model"
+MODEL_FORMAT_VERSION = 1
+
+
+class ModelFileError(TdgammonError):
+    """A model or checkpoint file that cannot be used; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named network shape."""
+
+    name: str
+    """Key in ``PRESETS``; stored in every checkpoint."""
+    encoding: str
+    """Input encoding name (``models.encoding.ENCODINGS``)."""
+    hidden: tuple[int, ...]
+    """Sizes of the sigmoid hidden layers."""
+    description: str
+    """One line for humans."""
+
+
+PRESETS = {
+    "tesauro80": Preset("tesauro80", "raw", (80,), "Tesauro-size: 198 raw inputs, 80 hidden"),
+    "extended128": Preset(
+        "extended128", "extended", (128,), "extended inputs (raw + 19 features), 128 hidden"
+    ),
+    "tiny": Preset("tiny", "raw", (8,), "8 hidden units: for tests only"),
+}
+
+
+def get_preset(name: str) -> Preset:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise TdgammonError(
+            f"unknown network preset {name!r}; known: {', '.join(sorted(PRESETS))}"
+        ) from None
+
+
+class TDNetwork(nn.Module):
+    """Sigmoid MLP with five consistent cumulative outputs (module docstring)."""
+
+    def __init__(self, n_inputs: int, hidden: tuple[int, ...]) -> None:
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = n_inputs
+        for size in hidden:
+            layers += [nn.Linear(width, size), nn.Sigmoid()]
+            width = size
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(width, N_OUTPUTS)
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        """inputs ``(B, N) float32`` -> ``(B, 5) float32`` probabilities (win, wg, wbg, lg, lbg)."""
+        s = torch.sigmoid(self.head(self.body(inputs)))
+        win = s[:, 0]
+        wg = win * s[:, 1]
+        wbg = wg * s[:, 2]
+        lg = (1.0 - win) * s[:, 3]
+        lbg = lg * s[:, 4]
+        return torch.stack([win, wg, wbg, lg, lbg], dim=1)
+
+
+def build_network(preset: Preset, seed: int | None = None) -> TDNetwork:
+    """A freshly initialised network for ``preset`` (seeded when ``seed`` is given)."""
+    encoding = ENCODINGS[preset.encoding]
+    if seed is not None:
+        generator_state = torch.random.get_rng_state()
+        torch.manual_seed(seed)
+    network = TDNetwork(encoding.size, preset.hidden)
+    if seed is not None:
+        torch.random.set_rng_state(generator_state)
+    return network
+
+
+def model_record(preset: Preset, network: TDNetwork, card: dict | None = None) -> dict:
+    """The dict stored in a model file (and under ``"model"`` in a checkpoint)."""
+    encoding = ENCODINGS[preset.encoding]
+    return {
+        "format": MODEL_FORMAT,
+        "format_version": MODEL_FORMAT_VERSION,
+        "preset": preset.name,
+        "preset_fields": {
+            k: list(v) if isinstance(v, tuple) else v for k, v in asdict(preset).items()
+        },
+        "encoding": encoding.name,
+        "encoding_version": encoding.version,
+        "hidden": list(preset.hidden),
+        "state_dict": {k: v.detach().clone() for k, v in network.state_dict().items()},
+        "card": dict(card or {}),
+    }
+
+
+def read_torch_file(path: str | Path) -> dict:
+    """``torch.load`` with ``weights_only``; any failure becomes ModelFileError naming the file."""
+    path = Path(path)
+    if not path.is_file():
+        raise ModelFileError(f"{path}: no such model or checkpoint file")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # noqa: BLE001 - every reason is reported the same way
+        raise ModelFileError(
+            f"{path}: not a readable tdgammon model or checkpoint ({type(error).__name__}: "
+            f"{str(error).splitlines()[0] if str(error) else 'no detail'})"
+        ) from None
+    if not isinstance(data, dict):
+        raise ModelFileError(f"{path}: not a tdgammon model or checkpoint (no metadata dict)")
+    return data
+
+
+def network_from_record(record: dict, where: str) -> tuple[Preset, TDNetwork]:
+    """Rebuild (preset, network) from a model record; ModelFileError names ``where``."""
+    if not isinstance(record, dict) or record.get("format") != MODEL_FORMAT:
+        raise ModelFileError(f"{where}: not a tdgammon model (format tag missing)")
+    if record.get("format_version") != MODEL_FORMAT_VERSION:
+        raise ModelFileError(
+            f"{where}: model format version {record.get('format_version')} is not supported "
+            f"(this tdgammon reads version {MODEL_FORMAT_VERSION})"
+        )
+    name = record.get("encoding")
+    if name not in ENCODINGS:
+        raise ModelFileError(f"{where}: unknown input encoding {name!r}")
+    encoding = ENCODINGS[name]
+    if record.get("encoding_version") != encoding.version:
+        raise ModelFileError(
+            f"{where}: encoding {name!r} version {record.get('encoding_version')} does not match "
+            f"this tdgammon's version {encoding.version}"
+        )
+    preset = Preset(
+        str(record.get("preset")),
+        name,
+        tuple(int(h) for h in record.get("hidden", [])),
+        str(record.get("preset_fields", {}).get("description", "")),
+    )
+    network = TDNetwork(encoding.size, preset.hidden)
+    try:
+        network.load_state_dict(record["state_dict"])
+    except Exception as error:  # noqa: BLE001
+        raise ModelFileError(
+            f"{where}: weights do not fit preset {preset.name!r} ({type(error).__name__})"
+        ) from None
+    network.eval()
+    return preset, network
+
+
+def load_model(path: str | Path) -> tuple[Preset, TDNetwork, dict]:
+    """Load a model file or a training checkpoint: (preset, network in eval mode, card)."""
+    data = read_torch_file(path)
+    record = data.get("model", data) if data.get("format") != MODEL_FORMAT else data
+    preset, network = network_from_record(record, str(path))
+    return preset, network, dict(record.get("card", {}))
+
+
+def save_model(path: str | Path, preset: Preset, network: TDNetwork, card: dict | None = None):
+    """Write a model file atomically (temp file, then ``os.replace``)."""
+    from models.atomic import atomic_torch_save
+
+    atomic_torch_save(model_record(preset, network, card), path)

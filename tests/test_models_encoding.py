@@ -1,0 +1,161 @@
+"""Encodings on hand-made positions: every unit and feature checked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.board import board_from_points, flip, starting_board
+from engine.random_play import random_game_positions
+from models.encoding import (
+    ENCODINGS,
+    EXTENDED_SIDE_FEATURES,
+    EXTENDED_SIZE,
+    RAW_SIDE_SIZE,
+    RAW_SIZE,
+    extended_encoding,
+    raw_encoding,
+    side_features,
+)
+
+FEATURE = {name: i for i, name in enumerate(EXTENDED_SIDE_FEATURES)}
+
+
+def _units(encoded_side, point):
+    return list(encoded_side[(point - 1) * 4 : point * 4])
+
+
+def test_raw_units_of_the_starting_position():
+    #  mover: 2 on 24, 5 on 13, 3 on 8, 5 on 6; the opponent the same in its numbering
+    x = raw_encoding(starting_board()[None, :])[0]
+    assert x.shape == (RAW_SIZE,) == (198,)
+    mover, opponent, turn = x[:RAW_SIDE_SIZE], x[RAW_SIDE_SIZE : 2 * RAW_SIDE_SIZE], x[-2:]
+    for side in (mover, opponent):
+        assert _units(side, 24) == [1, 1, 0, 0]
+        assert _units(side, 13) == [1, 1, 1, 1.0]  # (5 - 3) / 2
+        assert _units(side, 8) == [1, 1, 1, 0]
+        assert _units(side, 6) == [1, 1, 1, 1.0]
+        assert _units(side, 1) == [0, 0, 0, 0]
+        assert side[96] == 0 and side[97] == 0  # bar / 2, off / 15
+    assert list(turn) == [1, 0]
+    assert mover.sum() == opponent.sum()
+
+
+def test_raw_bar_off_and_big_stacks():
+    #  mover: 10 on 1, 1 on bar, 4 off; opponent: 1 on its 20 (mover's 5), 14 off
+    board = board_from_points({1: 10, 25: 1}, {20: 1})
+    x = raw_encoding(board[None, :])[0]
+    mover, opponent = x[:RAW_SIDE_SIZE], x[RAW_SIDE_SIZE : 2 * RAW_SIDE_SIZE]
+    assert _units(mover, 1) == [1, 1, 1, 3.5]  # (10 - 3) / 2
+    assert mover[96] == 0.5 and mover[97] == pytest.approx(4 / 15)
+    assert _units(opponent, 20) == [1, 0, 0, 0]
+    assert opponent[96] == 0 and opponent[97] == pytest.approx(14 / 15)
+
+
+def test_side_features_starting_position():
+    f = side_features(starting_board()[None, :])[0]
+    assert f[FEATURE["pips"]] == pytest.approx(1.67)
+    assert f[FEATURE["blots"]] == 0
+    assert f[FEATURE["hit_chance"]] == 0  # no blots
+    assert f[FEATURE["home_points"]] == pytest.approx(1 / 6)  # the 6 point
+    assert f[FEATURE["longest_prime"]] == pytest.approx(1 / 6)
+    # back checkers on 24: the opponent holds 19 (its 6), 17 (its 8), 12 (its 13):
+    # escaping means passing 12, which no roll can do with all landings open.
+    assert f[FEATURE["escapes"]] == 0
+    assert f[FEATURE["anchors"]] == pytest.approx(1 / 3)  # the 24 point
+    assert f[FEATURE["checkers_back"]] == pytest.approx(2 / 15)
+
+
+def test_hit_chance_direct_six_counts_17_of_36():
+    #  mover blot on its 10; the opponent's checkers are on the mover's 4 (its 21),
+    #  6 pips behind the blot in the opponent's direction of travel (towards the
+    #  mover's 24). Rolls that move exactly 6: any roll with a 6 (11), 5-1 and 4-2
+    #  (4), 3-3 and 2-2 (2): 17 of 36.
+    board = board_from_points({10: 1, 1: 14}, {21: 15})
+    f = side_features(board[None, :])[0]
+    assert f[FEATURE["blots"]] == pytest.approx(1 / 5)
+    assert f[FEATURE["hit_chance"]] == pytest.approx(17 / 36)
+
+
+def test_hit_chance_far_blot_only_doubles():
+    #  mover blot on its 21, opponent on the mover's 5 (its 20): distance 16,
+    #  only 4-4 (four steps of 4) reaches it
+    board = board_from_points({21: 1, 1: 14}, {20: 15})
+    f = side_features(board[None, :])[0]
+    assert f[FEATURE["hit_chance"]] == pytest.approx(1 / 36)
+
+
+def test_prime_home_points_and_anchors():
+    #  mover: points 4,5,6,7,8 made (a 5-prime), 3 on 20 (an anchor), 2 on 22
+    board = board_from_points({4: 2, 5: 2, 6: 2, 7: 2, 8: 2, 20: 3, 22: 2}, {1: 15})
+    f = side_features(board[None, :])[0]
+    assert f[FEATURE["home_points"]] == pytest.approx(3 / 6)
+    assert f[FEATURE["longest_prime"]] == pytest.approx(5 / 6)
+    assert f[FEATURE["anchors"]] == pytest.approx(2 / 3)
+    assert f[FEATURE["checkers_back"]] == pytest.approx(5 / 15)
+    assert f[FEATURE["pips"]] == pytest.approx((8 + 10 + 12 + 14 + 16 + 60 + 44) / 100)
+
+
+def test_escapes_behind_a_single_block():
+    #  mover's rearmost checker on 24; the opponent holds only the mover's 18
+    #  (6 pips in front). Escaping = ending more than 6 pips away with every
+    #  landing open: non-doubles with no 6 whose sum > 6 (and neither die lands on 18):
+    #  5-2, 5-3, 5-4, 4-3 both ways = 8, plus 6-x rolls: the 6 lands on 18 (blocked),
+    #  the other die first then the 6 is open: 6-1..6-5 = 10 rolls;
+    #  doubles: 2-2 (2,4,6 blocked at 6) no, 3-3 (3, 6 blocked) no, 4-4 (4, 8) yes,
+    #  5-5 (5, 10) yes, 1-1 (max 4) no, 6-6 (6 blocked) no.
+    board = board_from_points({24: 1}, {7: 2})  # opponent's 7 = mover's 18
+    f = side_features(board[None, :])[0]
+    assert f[FEATURE["escapes"]] == pytest.approx((8 + 10 + 2) / 36)
+
+
+def test_escapes_nothing_in_front():
+    board = board_from_points({24: 1, 2: 14}, {24: 15})  # opponent 24 = mover 1
+    f = side_features(board[None, :])[0]
+    assert f[FEATURE["escapes"]] == 1.0
+
+
+def test_extended_shared_features():
+    start = extended_encoding(starting_board()[None, :])[0]
+    assert start.shape == (EXTENDED_SIZE,)
+    np.testing.assert_array_equal(start[:RAW_SIZE], raw_encoding(starting_board()[None, :])[0])
+    contact, race, lead = start[-3:]
+    assert (contact, race, lead) == (1, 0, 0)
+    race_board = board_from_points({1: 15}, {1: 10})  # far apart: a race
+    contact, race, lead = extended_encoding(race_board[None, :])[0, -3:]
+    assert (contact, race) == (0, 1)
+    assert lead == pytest.approx((10 - 15) / 100)
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_encoding_is_independent_of_the_batch(name):
+    encode = ENCODINGS[name].encode
+    boards, _ = random_game_positions(300, np.random.default_rng(7))
+    whole = encode(boards)
+    assert whole.dtype == np.float32 and whole.shape == (300, ENCODINGS[name].size)
+    one_by_one = np.concatenate([encode(boards[i : i + 1]) for i in range(0, 300, 37)])
+    np.testing.assert_array_equal(one_by_one, whole[::37])
+    shuffled = np.random.default_rng(1).permutation(300)
+    np.testing.assert_array_equal(encode(boards[shuffled]), whole[shuffled])
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_encoding_halves_are_symmetric_under_flip(name):
+    encode = ENCODINGS[name].encode
+    boards, _ = random_game_positions(200, np.random.default_rng(8))
+    x, y = encode(boards), encode(flip(boards))
+    np.testing.assert_array_equal(x[:, :RAW_SIDE_SIZE], y[:, RAW_SIDE_SIZE : 2 * RAW_SIDE_SIZE])
+    if name == "extended":
+        n = len(EXTENDED_SIDE_FEATURES)
+        np.testing.assert_array_equal(
+            x[:, RAW_SIZE : RAW_SIZE + n], y[:, RAW_SIZE + n : RAW_SIZE + 2 * n]
+        )
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+def test_distinct_positions_encode_differently(name):
+    # the encoding forgets nothing about the position: it is one-to-one
+    boards, _ = random_game_positions(3000, np.random.default_rng(9))
+    boards = np.concatenate([boards, flip(boards)])
+    encoded = ENCODINGS[name].encode(boards)
+    assert len(np.unique(boards, axis=0)) == len(np.unique(encoded, axis=0))

@@ -1,0 +1,124 @@
+"""Networks: consistent outputs, batch independence, model files and their errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from engine.random_play import random_game_positions
+from models.encoding import ENCODINGS
+from models.network import (
+    PRESETS,
+    ModelFileError,
+    build_network,
+    load_model,
+    model_record,
+    save_model,
+)
+from models.outputs import (
+    LOSE_BACKGAMMON,
+    LOSE_GAMMON,
+    WIN,
+    WIN_BACKGAMMON,
+    WIN_GAMMON,
+    equity,
+    invert,
+    outcome_probs,
+)
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_outputs_are_consistent_probabilities(name):
+    preset = PRESETS[name]
+    network = build_network(preset, seed=3)
+    with torch.no_grad():
+        # large random weights push the outputs to the extremes
+        for p in network.parameters():
+            p.mul_(20)
+        x = torch.rand(500, ENCODINGS[preset.encoding].size) * 4
+        out = network(x).numpy()
+    assert out.shape == (500, 5) and out.dtype == np.float32
+    assert (out >= 0).all() and (out <= 1).all()
+    assert (out[:, WIN_GAMMON] <= out[:, WIN] + 1e-7).all()
+    assert (out[:, WIN_BACKGAMMON] <= out[:, WIN_GAMMON] + 1e-7).all()
+    assert (out[:, LOSE_GAMMON] <= 1 - out[:, WIN] + 1e-7).all()
+    assert (out[:, LOSE_BACKGAMMON] <= out[:, LOSE_GAMMON] + 1e-7).all()
+
+
+def test_network_output_does_not_depend_on_the_batch():
+    preset = PRESETS["tesauro80"]
+    network = build_network(preset, seed=1)
+    boards, _ = random_game_positions(256, np.random.default_rng(2))
+    x = torch.from_numpy(ENCODINGS[preset.encoding].encode(boards))
+    with torch.no_grad():
+        whole = network(x)
+        parts = torch.cat([network(x[i : i + 1]) for i in range(0, 256, 51)])
+    torch.testing.assert_close(parts, whole[::51], rtol=1e-5, atol=1e-6)
+
+
+def test_seeded_build_is_reproducible_and_leaves_global_rng_alone():
+    torch.manual_seed(0)
+    before = torch.rand(1)
+    torch.manual_seed(0)
+    a = build_network(PRESETS["tiny"], seed=5)
+    after = torch.rand(1)
+    b = build_network(PRESETS["tiny"], seed=5)
+    assert torch.equal(before, after)
+    for p, q in zip(a.parameters(), b.parameters(), strict=True):
+        assert torch.equal(p, q)
+
+
+def test_invert_equity_and_outcomes():
+    p = np.array([[0.6, 0.2, 0.05, 0.1, 0.01]], dtype=np.float32)
+    q = invert(p)
+    np.testing.assert_allclose(q, [[0.4, 0.1, 0.01, 0.2, 0.05]])
+    np.testing.assert_allclose(invert(q), p)
+    assert equity(q)[0] == pytest.approx(-equity(p)[0])
+    assert equity(p)[0] == pytest.approx(2 * 0.6 - 1 + 0.2 - 0.1 + 0.05 - 0.01)
+    np.testing.assert_array_equal(
+        outcome_probs(np.array([1, 2, 3])),
+        [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 1, 1, 0, 0]],
+    )
+    assert equity(outcome_probs(np.array([1, 2, 3]))).tolist() == [1, 2, 3]
+    assert WIN == 0
+
+
+def test_model_file_round_trip(tmp_path):
+    preset = PRESETS["tesauro80"]
+    network = build_network(preset, seed=9)
+    path = tmp_path / "m.pt"
+    save_model(path, preset, network, {"games": 12})
+    loaded_preset, loaded, card = load_model(path)
+    assert loaded_preset.name == "tesauro80" and loaded_preset.encoding == "raw"
+    assert card == {"games": 12}
+    for p, q in zip(network.parameters(), loaded.parameters(), strict=True):
+        assert torch.equal(p, q)
+    assert not list(tmp_path.glob(".*tmp"))  # no temp file left behind
+
+
+def test_bad_model_files_name_the_file(tmp_path):
+    missing = tmp_path / "missing.pt"
+    with pytest.raises(ModelFileError, match="missing.pt"):
+        load_model(missing)
+    garbage = tmp_path / "garbage.pt"
+    garbage.write_bytes(b"\x00\x01 not torch")
+    with pytest.raises(ModelFileError, match="garbage.pt"):
+        load_model(garbage)
+    truncated = tmp_path / "truncated.pt"
+    save_model(truncated, PRESETS["tiny"], build_network(PRESETS["tiny"]))
+    truncated.write_bytes(truncated.read_bytes()[:200])
+    with pytest.raises(ModelFileError, match="truncated.pt"):
+        load_model(truncated)
+    record = model_record(PRESETS["tiny"], build_network(PRESETS["tiny"]))
+    record["encoding_version"] = 99
+    old = tmp_path / "old.pt"
+    torch.save(record, old)
+    with pytest.raises(ModelFileError, match="old.pt.*version"):
+        load_model(old)
+    record = model_record(PRESETS["tiny"], build_network(PRESETS["tiny"]))
+    record["hidden"] = [9]
+    wrong = tmp_path / "wrong.pt"
+    torch.save(record, wrong)
+    with pytest.raises(ModelFileError, match="wrong.pt.*do not fit"):
+        load_model(wrong)

@@ -1,0 +1,62 @@
+"""Lambda-returns by hand, and self-play invariants."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.board import CHECKERS_PER_SIDE
+from engine.evaluator import NetworkEvaluator
+from models.network import PRESETS, build_network
+from models.outputs import invert
+from train.selfplay import SelfPlay, lambda_returns
+
+
+def _values(rows):
+    return np.array(rows, dtype=np.float32)[None]
+
+
+def test_lambda_returns_by_hand():
+    #  three plies; ply 2 bore off (true outcome: win, no gammon)
+    v = _values([[0.6, 0.1, 0, 0.1, 0], [0.3, 0.1, 0, 0.2, 0], [1, 0, 0, 0, 0]])
+    lengths = np.array([3])
+    g = lambda_returns(v, lengths, 0.5)[0]
+    np.testing.assert_allclose(g[2], v[0, 2])
+    g1 = 0.5 * v[0, 1] + 0.5 * invert(g[2][None])[0]
+    np.testing.assert_allclose(g[1], g1, rtol=1e-6)
+    g0 = 0.5 * v[0, 0] + 0.5 * invert(g1[None])[0]
+    np.testing.assert_allclose(g[0], g0, rtol=1e-6)
+
+
+def test_lambda_zero_is_td0_and_one_is_the_outcome():
+    v = _values([[0.6, 0.1, 0, 0.1, 0], [0.3, 0.1, 0, 0.2, 0], [1, 1, 0, 0, 0]])
+    lengths = np.array([3])
+    np.testing.assert_allclose(lambda_returns(v, lengths, 0.0)[0], v[0])
+    g = lambda_returns(v, lengths, 1.0)[0]
+    np.testing.assert_allclose(g[2], [1, 1, 0, 0, 0])
+    np.testing.assert_allclose(g[1], [0, 0, 0, 1, 0])  # the other player lost a gammon
+    np.testing.assert_allclose(g[0], [1, 1, 0, 0, 0])
+
+
+def test_padding_and_mixed_lengths():
+    v = np.zeros((2, 3, 5), dtype=np.float32)
+    v[0, 0] = [1, 0, 0, 0, 0]
+    v[1, :3] = [[0.5, 0, 0, 0, 0], [0.5, 0, 0, 0, 0], [1, 0, 0, 0, 0]]
+    g = lambda_returns(v, np.array([1, 3]), 0.7)
+    np.testing.assert_allclose(g[0, 0], [1, 0, 0, 0, 0])
+    np.testing.assert_array_equal(g[0, 1:], 0)
+    assert g[1, 0, 0] == pytest.approx(0.3 * 0.5 + 0.7 * (1 - (0.3 * 0.5 + 0.7 * 0)))
+
+
+def test_selfplay_games_finish_with_consistent_histories():
+    evaluator = NetworkEvaluator(build_network(PRESETS["tiny"], seed=1), PRESETS["tiny"])
+    play = SelfPlay(32, np.random.default_rng(0))
+    while play.games_finished < 40:
+        play.step(evaluator)
+        assert (np.abs(play.boards).sum(axis=1) >= 2 * CHECKERS_PER_SIDE - 30).all()
+    boards, targets, games = play.take_finished(0.7)
+    assert games == play.games_finished >= 40
+    assert len(boards) == len(targets) and targets.shape[1] == 5
+    assert ((targets >= 0) & (targets <= 1)).all()
+    assert (targets[:, 1] <= targets[:, 0] + 1e-6).all()
+    assert play.finished_positions == 0

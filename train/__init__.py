@@ -1,0 +1,1 @@
+"""Self-play, TD(lambda) updates, the training loop, evaluation matches, checkpoints."""

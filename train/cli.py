@@ -1,0 +1,113 @@
+"""``tdgammon train``, ``tdgammon bench strength`` and ``tdgammon bench selfplay``.
+
+Thin: parse, call ``train.loop`` / ``train.evaluate``, print. torch is imported
+inside the functions only, so ``tdgammon moves`` does not pay for it.
+
+The bench sub-command's parser is built by ``engine.cli`` after every module
+has registered, and offers no hook for target-specific options; ``register``
+therefore wraps ``commands.add_parser`` so that the ``bench`` parser, when it
+is created, also gets the options of the targets added here (``--model``,
+``--opponent``, ``--games``, ``--seed``, ``--presets``, ``--threads``,
+``--parallel-games``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from train.config import load_config
+    from train.loop import resolve_resume, train
+
+    config = load_config(args.config, args.set or [])
+    config, data = resolve_resume(config, args.set or [], args.resume)
+    train(config, data)
+    return 0
+
+
+def _add_bench_options(bench: argparse.ArgumentParser) -> None:
+    group = bench.add_argument_group("strength / selfplay")
+    group.add_argument(
+        "--model", default=None, help="strength: model file or checkpoint (default: shipped)"
+    )
+    group.add_argument(
+        "--opponent",
+        default="pubeval",
+        help="strength: pubeval, random, or a model file / checkpoint",
+    )
+    group.add_argument("--games", type=int, default=1000, help="strength: games (even)")
+    group.add_argument("--seed", type=int, default=1, help="strength: dice seed")
+    group.add_argument(
+        "--presets", default="tesauro80,extended128", help="selfplay: comma-separated presets"
+    )
+    group.add_argument("--threads", type=int, default=1, help="selfplay/strength: torch threads")
+    group.add_argument(
+        "--parallel-games", type=int, default=512, help="selfplay: games advancing together"
+    )
+
+
+def cmd_bench_strength(args: argparse.Namespace) -> int:
+    from train.evaluate import strength
+
+    summary, text = strength(args.model, args.opponent, args.games, args.seed, args.threads)
+    print(json.dumps(summary) if args.json else text)
+    return 0
+
+
+def cmd_bench_selfplay(args: argparse.Namespace) -> int:
+    from engine.errors import FormatError
+    from train.evaluate import bench_selfplay
+
+    presets = [p.strip() for p in args.presets.split(",") if p.strip()]
+    if not presets:
+        raise FormatError("--presets needs at least one preset name")
+    rows = bench_selfplay(presets, args.seconds, args.threads, args.parallel_games)
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        print(
+            f"Training self-play (play + TD updates), {args.threads} torch thread(s), "
+            f"{args.parallel_games} games in parallel"
+        )
+        for row in rows:
+            print(
+                f"  {row['preset']:<12} {row['games_per_second']:8.1f} games/s  "
+                f"({row['games']} games, {row['plies_per_second']:.0f} plies/s, "
+                f"{row['seconds']:.1f} s)"
+            )
+    return 0
+
+
+def register(commands, bench_targets: dict) -> None:
+    """Add ``train`` and the ``strength`` / ``selfplay`` bench targets."""
+    train = commands.add_parser("train", help="train a network by self-play (TD(lambda))")
+    train.add_argument("--config", help="TOML config (default: built-in defaults)")
+    train.add_argument(
+        "--set",
+        action="append",
+        metavar="SECTION.FIELD=VALUE",
+        help="override one setting, e.g. --set td.learning_rate=0.0005 (repeatable)",
+    )
+    train.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="RUN_DIR_OR_CHECKPOINT",
+        help="continue a run exactly where it stopped (default: run.run_dir of the config)",
+    )
+    train.set_defaults(run=cmd_train)
+    bench_targets["strength"] = cmd_bench_strength
+    bench_targets["selfplay"] = cmd_bench_selfplay
+
+    original = commands.add_parser
+
+    def add_parser(name, **kwargs):
+        parser = original(name, **kwargs)
+        if name == "bench":
+            _add_bench_options(parser)
+        return parser
+
+    commands.add_parser = add_parser

@@ -1,0 +1,183 @@
+"""Batched self-play and TD(lambda) targets.
+
+Hundreds of games advance together. Each ply, for all games at once: one
+call of the vectorized move generator, one batched network pass over every
+resulting position (``NetworkEvaluator.play_probabilities``: flip, evaluate
+for the opponent, invert; terminal plays get the exact outcome), a greedy
+choice per game (optionally epsilon-random), and the move. A finished game is
+replaced at once by a fresh one, so the batch stays full.
+
+Which TD(lambda): lambda-returns over finished games (the forward view)
+-----------------------------------------------------------------------
+Each ply ``t`` of a game stores the position ``x_t`` (view of the player about
+to roll) and ``v_t``: the network's probabilities of the chosen successor
+``x_{t+1}``, already inverted to the view of the player of ``x_t`` (computed
+anyway to choose the play, so it costs nothing). When the game ends, its
+targets are the lambda-returns, computed backwards::
+
+    G_{T-1} = v_{T-1}  (the true outcome: the last play bore off the last checker)
+    G_t     = (1 - lambda) * v_t + lambda * invert(G_{t+1})
+
+(``invert`` because consecutive plies belong to alternating players.) The
+network is then trained to ``x_t -> G_t`` with binary cross-entropy in
+minibatches (Adam by default). Why this form and not per-game eligibility
+traces: traces need one gradient per game per ply (per-sample gradients,
+O(games x parameters) memory and work) and tie every update to one position,
+which wastes the batched network pass; lambda-returns turn training into
+ordinary minibatch regression over many games at once, which is what a CPU
+does well. The cost is that ``v_t`` comes from the weights of the moment of
+play (at most one update cycle old), a standard approximation of the offline
+lambda-return algorithm. Game-end targets are always the true outcome.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.board import CHECKERS_PER_SIDE, MOVER_OFF, flip, starting_board
+from engine.evaluator import NetworkEvaluator, best_rows
+from engine.movegen import generate_moves
+from engine.random_play import pick_random_children
+from models.outputs import equity, invert
+
+MAX_PLIES = 4000
+"""A self-play game longer than this is a bug."""
+
+
+def lambda_returns(values: np.ndarray, lengths: np.ndarray, td_lambda: float) -> np.ndarray:
+    """Lambda-returns of finished games (see the module docstring).
+
+    values: ``(G, L, 5) float32``: ``v_t`` of each game (mover-of-ply-t view),
+    padded after ``lengths[g]`` plies; the last real ply holds the true outcome.
+    Returns ``(G, L, 5) float32`` targets (padding rows are zero).
+    """
+    games, longest, _ = values.shape
+    out = np.zeros_like(values)
+    carry = np.zeros((games, 5), dtype=values.dtype)
+    for t in range(longest - 1, -1, -1):
+        last = lengths - 1 == t
+        inside = t < lengths - 1
+        step = (1.0 - td_lambda) * values[:, t] + td_lambda * invert(carry)
+        carry = np.where(last[:, None], values[:, t], np.where(inside[:, None], step, 0.0))
+        out[:, t] = carry
+    return out.astype(np.float32)
+
+
+class SelfPlay:
+    """The state of ``games`` self-play games in flight, plus finished games not yet
+    used for training. ``state()`` / ``load_state()`` make a resume exact."""
+
+    def __init__(self, games: int, rng: np.random.Generator, exploration: float = 0.0) -> None:
+        self.games = games
+        self.rng = rng
+        self.exploration = exploration
+        self.boards = np.repeat(starting_board()[None, :], games, axis=0)
+        self.plies = np.zeros(games, dtype=np.int64)
+        self.history_boards = np.zeros((games, 128, 30), dtype=np.int8)
+        self.history_values = np.zeros((games, 128, 5), dtype=np.float32)
+        self.finished_boards: list[np.ndarray] = []
+        self.finished_values: list[np.ndarray] = []
+        self.finished_positions = 0
+        self.games_finished = 0
+        self.plies_played = 0
+
+    def _roll(self) -> np.ndarray:
+        """``(games, 2) int8``; a game's first roll is never a double (rules.md 1)."""
+        dice = self.rng.integers(1, 7, size=(self.games, 2)).astype(np.int8)
+        opening = (self.plies == 0) & (dice[:, 0] == dice[:, 1])
+        while opening.any():
+            dice[opening] = self.rng.integers(1, 7, size=(int(opening.sum()), 2))
+            opening = (self.plies == 0) & (dice[:, 0] == dice[:, 1])
+        return dice
+
+    def step(self, evaluator: NetworkEvaluator) -> int:
+        """Play one ply in every game. Returns the number of games that ended."""
+        dice = self._roll()
+        moves = generate_moves(self.boards, dice)
+        probs = evaluator.play_probabilities(moves)
+        chosen = best_rows(equity(probs), moves.parents, self.games)
+        if self.exploration > 0.0:
+            explore = self.rng.random(self.games) < self.exploration
+            if explore.any():
+                random_rows = pick_random_children(moves.counts(self.games), self.rng)
+                chosen = np.where(explore, random_rows, chosen)
+        if self.plies.max() >= self.history_boards.shape[1]:
+            self._grow()
+        rows = np.arange(self.games)
+        self.history_boards[rows, self.plies] = self.boards
+        self.history_values[rows, self.plies] = probs[chosen]
+        self.plies += 1
+        self.plies_played += self.games
+        after = moves.boards[chosen]
+        done = after[:, MOVER_OFF] == CHECKERS_PER_SIDE
+        self.boards = flip(after)
+        if done.any():
+            for g in np.flatnonzero(done):
+                n = int(self.plies[g])
+                self.finished_boards.append(self.history_boards[g, :n].copy())
+                self.finished_values.append(self.history_values[g, :n].copy())
+                self.finished_positions += n
+            self.boards[done] = starting_board()
+            self.plies[done] = 0
+            self.games_finished += int(done.sum())
+        if self.plies.max() > MAX_PLIES:
+            raise RuntimeError(f"a self-play game ran past {MAX_PLIES} plies")
+        return int(done.sum())
+
+    def _grow(self) -> None:
+        size = self.history_boards.shape[1]
+        self.history_boards = np.concatenate(
+            [self.history_boards, np.zeros_like(self.history_boards)], axis=1
+        )
+        self.history_values = np.concatenate(
+            [self.history_values, np.zeros_like(self.history_values)], axis=1
+        )
+        assert self.history_boards.shape[1] == 2 * size
+
+    def take_finished(self, td_lambda: float) -> tuple[np.ndarray, np.ndarray, int]:
+        """Boards ``(N, 30) int8`` and lambda-return targets ``(N, 5) float32`` of every
+        finished game not yet taken, and the number of those games."""
+        count = len(self.finished_boards)
+        if count == 0:
+            return np.zeros((0, 30), np.int8), np.zeros((0, 5), np.float32), 0
+        lengths = np.array([len(b) for b in self.finished_boards])
+        longest = int(lengths.max())
+        values = np.zeros((count, longest, 5), dtype=np.float32)
+        for g, v in enumerate(self.finished_values):
+            values[g, : len(v)] = v
+        targets = lambda_returns(values, lengths, td_lambda)
+        mask = np.arange(longest)[None, :] < lengths[:, None]
+        boards = np.concatenate(self.finished_boards)
+        self.finished_boards, self.finished_values, self.finished_positions = [], [], 0
+        return boards, targets[mask], count
+
+    def state(self) -> dict:
+        """Everything needed to continue exactly (numpy arrays and ints)."""
+        longest = int(self.plies.max()) if self.games else 0
+        return {
+            "boards": self.boards.copy(),
+            "plies": self.plies.copy(),
+            "history_boards": self.history_boards[:, :longest].copy(),
+            "history_values": self.history_values[:, :longest].copy(),
+            "finished_boards": [b.copy() for b in self.finished_boards],
+            "finished_values": [v.copy() for v in self.finished_values],
+            "games_finished": self.games_finished,
+            "plies_played": self.plies_played,
+        }
+
+    def load_state(self, state: dict) -> None:
+        self.boards = np.asarray(state["boards"]).astype(np.int8)
+        self.plies = np.asarray(state["plies"]).astype(np.int64)
+        self.games = len(self.boards)
+        size = max(128, int(2 ** np.ceil(np.log2(max(1, self.plies.max() + 1)))))
+        self.history_boards = np.zeros((self.games, size, 30), dtype=np.int8)
+        self.history_values = np.zeros((self.games, size, 5), dtype=np.float32)
+        hb = np.asarray(state["history_boards"])
+        hv = np.asarray(state["history_values"])
+        self.history_boards[:, : hb.shape[1]] = hb
+        self.history_values[:, : hv.shape[1]] = hv
+        self.finished_boards = [np.asarray(b).astype(np.int8) for b in state["finished_boards"]]
+        self.finished_values = [np.asarray(v).astype(np.float32) for v in state["finished_values"]]
+        self.finished_positions = sum(len(b) for b in self.finished_boards)
+        self.games_finished = int(state["games_finished"])
+        self.plies_played = int(state["plies_played"])
