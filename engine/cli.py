@@ -26,7 +26,7 @@ from engine.errors import FormatError, TdgammonError
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 
-COMMAND_MODULES = ["engine.cli_positions", "train.cli", "engine.cli_play"]
+COMMAND_MODULES = ["engine.cli_positions", "train.cli", "engine.cli_play", "engine.cli_analysis"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,123 @@
+"""engine.cube_agent: doubling, taking, beavers from the evaluation; games with the cube."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.agents import BEAVER, DROP, TAKE
+from engine.board import starting_board
+from engine.cube import cube_decision
+from engine.cube_actions import play_game, play_match
+from engine.cube_agent import CubeAgent
+from engine.game import Game, GameSettings
+from engine.match import Match, MatchSettings
+from engine.position import CUBE_MOVER, CUBE_OPPONENT, Position
+from engine.search import PipCountEvaluator, Search
+
+
+class FixedEvaluator:
+    """Every position gets the same probabilities (player on roll's view)."""
+
+    name = "fixed"
+
+    def __init__(self, probabilities) -> None:
+        self.p = np.asarray(probabilities, dtype=np.float32)
+
+    def evaluate(self, boards):
+        return np.tile(self.p, (len(np.asarray(boards)), 1))
+
+
+def agent(probabilities) -> CubeAgent:
+    return CubeAgent(FixedEvaluator(probabilities), plies=0)
+
+
+MONEY = Position(board=starting_board())
+
+
+def test_double_take_position():
+    a = agent([0.72, 0.0, 0.0, 0.0, 0.0])  # gammonless: the taker has 28%
+    assert cube_decision(a.search.evaluate(MONEY.board), MONEY).action == "Double, take"
+    assert a.decide_double(MONEY) is True
+    assert a.decide_take(MONEY.with_changes(double_offered=True)) == TAKE
+
+
+def test_double_pass_position():
+    a = agent([0.85, 0.0, 0.0, 0.0, 0.0])
+    assert a.decide_double(MONEY) is True
+    assert a.decide_take(MONEY.with_changes(double_offered=True)) == DROP
+
+
+def test_no_double_when_even():
+    assert agent([0.5, 0.1, 0.0, 0.1, 0.0]).decide_double(MONEY) is False
+
+
+def test_too_good_to_double():
+    a = agent([0.9, 0.7, 0.0, 0.0, 0.0])  # plays on for the gammon
+    assert a.cube_analysis(MONEY).action.startswith("Too good")
+    assert a.decide_double(MONEY) is False
+
+
+def test_no_double_without_access_to_the_cube():
+    a = agent([0.8, 0.0, 0.0, 0.0, 0.0])
+    assert a.decide_double(MONEY.with_changes(cube_value=2, cube_owner=CUBE_OPPONENT)) is False
+    crawford = Position(
+        board=starting_board(), match_length=5, mover_score=2, opponent_score=4, crawford=True
+    )
+    assert a.decide_double(crawford) is False
+    assert a.decide_double(MONEY.with_changes(cube_value=2, cube_owner=CUBE_MOVER)) is True
+
+
+def test_beaver_only_where_allowed():
+    a = agent([0.3, 0.0, 0.0, 0.0, 0.0])  # a bad double: the taker is the favourite
+    offered = MONEY.with_changes(double_offered=True)
+    assert a.decide_take(offered) == TAKE
+    assert a.decide_take(offered.with_changes(beavers=True)) == BEAVER
+    assert a.decide_take(offered.with_changes(beavers=True, max_cube=2)) == TAKE
+
+
+def test_match_play_take_uses_the_match_equity_table():
+    # 2-away/2-away: the doubled cube is dead and the game decides the match; the
+    # taker needs what a pass leaves him (2-away/1-away Crawford, about 30%)
+    pos = Position(
+        board=starting_board(), match_length=5, mover_score=3, opponent_score=3, double_offered=True
+    )
+    assert agent([0.66, 0.0, 0.0, 0.0, 0.0]).decide_take(pos) == TAKE
+    assert agent([0.75, 0.0, 0.0, 0.0, 0.0]).decide_take(pos) == DROP  # money: a take
+
+
+def test_plays_like_the_search():
+    search = Search(PipCountEvaluator())
+    a = CubeAgent(search, plies=1)
+    from engine.movegen import generate_moves
+
+    board = starting_board()
+    moves = generate_moves(board[None, :], np.array([[6, 4]]))
+    row = a.choose_plays(board[None, :], np.array([[6, 4]]), moves)[0]
+    np.testing.assert_array_equal(
+        moves.boards[row], search.analyse(board, (6, 4), 1)[0].board_after
+    )
+
+
+def test_bot_money_game_with_the_cube_finishes():
+    agents = [CubeAgent(PipCountEvaluator(), name="a"), CubeAgent(PipCountEvaluator(), name="b")]
+    for seed in range(3):
+        game = Game(GameSettings(beavers=True), rng=np.random.default_rng(seed))
+        result = play_game(game, agents)
+        assert result.points >= 1
+        game.check_invariants()
+
+
+def test_bot_match_with_the_cube_finishes():
+    agents = [CubeAgent(PipCountEvaluator(), name="a"), CubeAgent(PipCountEvaluator(), name="b")]
+    match = Match(MatchSettings(length=3), rng=np.random.default_rng(1))
+    play_match(match, agents)
+    assert match.is_over and max(match.scores) >= 3
+
+
+@pytest.mark.parametrize("plies", [-1, 9])
+def test_bad_plies(plies):
+    from engine.errors import TdgammonError
+
+    with pytest.raises(TdgammonError):
+        CubeAgent(PipCountEvaluator(), plies=plies)

@@ -1,0 +1,236 @@
+"""UBGI: a scripted session in-process, then a whole game through the pipe."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.board import board_from_points, starting_board
+from engine.cube_agent import CubeAgent
+from engine.formats.xgid import position_to_xgid
+from engine.game import BEAVERED, DOUBLED, OPENING, OVER, TO_MOVE, TO_ROLL, Game, GameSettings
+from engine.movegen_reference import legal_plays
+from engine.notation import match_move, parse_move
+from engine.position import Position
+from engine.search import PipCountEvaluator
+from engine.ubgi import UbgiEngine
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class FixedEvaluator:
+    name = "fixed"
+
+    def __init__(self, probabilities) -> None:
+        self.p = np.asarray(probabilities, dtype=np.float32)
+
+    def evaluate(self, boards):
+        return np.tile(self.p, (len(np.asarray(boards)), 1))
+
+
+def session(lines: list[str], evaluator=None) -> list[str]:
+    """Run the engine on ``lines``; return what it wrote, line by line."""
+    engine = UbgiEngine(CubeAgent(evaluator or PipCountEvaluator(), plies=0))
+    out = io.StringIO()
+    assert engine.run(iter(line + "\n" for line in lines), out) == 0
+    return out.getvalue().split("\n")[:-1]
+
+
+def xgid(board=None, dice=None, **fields) -> str:
+    board = starting_board() if board is None else board
+    return position_to_xgid(Position(board=board, dice=dice, **fields))
+
+
+def check_plain_move(board, dice, answer: str) -> None:
+    """The answer is a legal play written the UBGI way: single-die steps, no ``*``."""
+    assert "*" not in answer and "(" not in answer
+    play = match_move(board, dice, answer)
+    steps = parse_move(answer)
+    assert len(steps) == len(play.moves)  # every partial move written out
+    die_values = set(dice)
+    for source, target in steps:
+        distance = source - target
+        assert distance in die_values or target == 0  # a bear-off may use a larger die
+
+
+def test_handshake():
+    out = session(["ubgi"])
+    assert out[0] == "id name tdgammon"
+    assert out[1].startswith("id author ") and out[2].startswith("id version ")
+    assert out[3] == "readyok" and len(out) == 4
+
+
+def test_scripted_session():
+    opening = starting_board()
+    # bear-off: 66 takes all four checkers off
+    bearing = board_from_points({1: 2, 2: 2}, {6: 5, 5: 5, 4: 5})
+    # on the bar against a closed board: no legal move
+    closed = board_from_points({25: 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 13: 3})
+    # on the bar with the board open: must enter first
+    entering = board_from_points({25: 1, 6: 5, 8: 3, 13: 5, 24: 1}, {6: 5, 8: 3, 13: 5, 24: 2})
+    lines = [
+        "ubgi",
+        xgid(opening, (5, 2)),
+        xgid(opening, (6, 6)),
+        xgid(bearing, (6, 6)),
+        xgid(closed, (6, 4)),
+        xgid(entering, (3, 1)),
+        "this is not a position",
+        "XGID=garbage",
+        "",
+        "stop",
+        xgid(opening, (3, 1)).replace("XGID=", ""),  # prefix optional
+        "quit",
+        xgid(opening, (4, 2)),  # never answered
+    ]
+    out = session(lines)
+    assert out[:4] == ["id name tdgammon", out[1], out[2], "readyok"]
+    answers = out[4:]
+    assert len(answers) == 8
+    check_plain_move(opening, (5, 2), answers[0])
+    check_plain_move(opening, (6, 6), answers[1])
+    assert len(answers[1].split()) == 4  # doubles written out
+    assert answers[2] == "2/off 2/off 1/off 1/off"
+    assert answers[3] == ""  # no legal move: an empty line
+    assert answers[4].startswith("bar/")
+    check_plain_move(entering, (3, 1), answers[4])
+    assert answers[5] == "sorry" and answers[6] == "sorry"
+    check_plain_move(opening, (3, 1), answers[7])
+
+
+def test_fibs_board_is_accepted():
+    fibs = (
+        "board:You:Opp:1:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
+        "1:6:2:0:0:1:1:1:0:1:-1:0:25:0:0:0:0:2:0:0:0"
+    )
+    (answer,) = session([fibs])
+    assert answer and answer != "sorry"
+    assert all(len(step.split("/")) == 2 for step in answer.split())
+
+
+def test_cube_decisions():
+    money = xgid()
+    offered = xgid(double_offered=True)
+    assert session([money, offered], FixedEvaluator([0.72, 0, 0, 0, 0])) == ["double", "take"]
+    assert session([money, offered], FixedEvaluator([0.85, 0, 0, 0, 0])) == ["double", "drop"]
+    assert session([money], FixedEvaluator([0.5, 0.1, 0, 0.1, 0])) == ["roll"]
+    beaver = xgid(double_offered=True, beavers=True)
+    assert session([beaver], FixedEvaluator([0.3, 0, 0, 0, 0])) == ["beaver"]
+    # the cube on the other side: just roll
+    theirs = xgid(cube_value=2, cube_owner="opponent")
+    assert session([theirs], FixedEvaluator([0.8, 0, 0, 0, 0])) == ["roll"]
+    # a beaver already on the table (XGID dice B): nothing to answer
+    assert session([money.replace(":00:", ":B:")]) == ["sorry"]
+
+
+def test_never_dies_on_an_internal_error():
+    class Broken:
+        name = "broken"
+
+        def evaluate(self, boards):
+            raise RuntimeError("boom")
+
+    assert session([xgid(), "ubgi"], Broken())[0] == "sorry"
+
+
+# --------------------------------------------------------------------- the pipe
+
+
+class Pipe:
+    def __init__(self, model: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "engine.cli", "ubgi", "--model", str(model), "--plies", "0"],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+
+    def ask(self, line: str, answers: int = 1) -> list[str]:
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+        return [self.process.stdout.readline().rstrip("\n") for _ in range(answers)]
+
+    def close(self) -> int:
+        self.process.stdin.write("quit\n")
+        self.process.stdin.flush()
+        return self.process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory) -> Path:
+    from models.network import PRESETS, build_network, save_model
+
+    path = tmp_path_factory.mktemp("ubgi") / "tiny.pt"
+    save_model(path, PRESETS["tiny"], build_network(PRESETS["tiny"], seed=3))
+    return path
+
+
+def _play_through_pipe(pipe: Pipe, game: Game) -> dict:
+    counts = {"moves": 0, "cube": 0}
+    while game.phase == OPENING:  # ties roll again
+        game.opening_roll()
+    while game.phase != OVER:
+        assert counts["moves"] < 2000, "runaway game"
+        position = game.position()
+        text = position_to_xgid(position)
+        (answer,) = pipe.ask(text)
+        if game.phase == TO_ROLL:
+            assert answer in ("double", "roll"), (text, answer)
+            if answer == "double":
+                assert game.may_double, text
+                game.double()
+                counts["cube"] += 1
+            else:
+                game.roll()
+        elif game.phase == DOUBLED:
+            assert answer in ("take", "drop", "beaver"), (text, answer)
+            counts["cube"] += 1
+            {"take": game.take, "drop": game.drop, "beaver": game.beaver}[answer]()
+        elif game.phase == TO_MOVE:
+            assert answer != "sorry", text
+            if answer:
+                check_plain_move(game.board, game.dice, answer)
+            else:
+                assert all(not p.moves for p in legal_plays(game.board.tolist(), game.dice)), text
+            game.play_text(answer)  # raises if illegal
+            counts["moves"] += 1
+        elif game.phase == BEAVERED:
+            game.roll()
+        game.check_invariants()
+    return counts
+
+
+def test_full_game_through_the_pipe(tiny_model):
+    start = time.perf_counter()
+    pipe = Pipe(tiny_model)
+    try:
+        hello = pipe.ask("ubgi", 4)
+        assert hello[0] == "id name tdgammon" and hello[3] == "readyok"
+        assert pipe.ask("nonsense") == ["sorry"]
+        finished_by_bear_off = False
+        cube_answers = 0
+        for seed in range(6):
+            game = Game(GameSettings(beavers=True), rng=np.random.default_rng(seed))
+            counts = _play_through_pipe(pipe, game)
+            cube_answers += counts["cube"]
+            if game.result.ended_by == "bear-off":
+                finished_by_bear_off = True
+                assert counts["moves"] > 10
+                break
+        assert finished_by_bear_off
+        assert cube_answers > 0  # doubles were offered and answered through the pipe
+        assert pipe.close() == 0
+    finally:
+        if pipe.process.poll() is None:
+            pipe.process.kill()
+    assert pipe.process.stderr.read() == ""
+    assert time.perf_counter() - start < 60
