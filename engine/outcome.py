@@ -87,3 +87,22 @@ def points_won(board: np.ndarray, cube_value: int = 1, jacoby_single: bool = Fal
         raise ValueError("the game is not over: nobody has borne off all checkers")
     kind = SINGLE if jacoby_single else int(result_kind(board))
     return win * kind * cube_value
+
+
+def game_values(boards: np.ndarray, variant=None) -> np.ndarray:
+    """``(B,) int64`` signed stake multiples of finished boards under a variant's
+    scoring (positive: the mover won; 0: not over). ``boards: (B, 30)``.
+
+    Standard scoring (rules.md 4): 1 / 2 / 3 for single / gammon / backgammon.
+    Acey-Deucey (rules.md 7): "the loser pays the stake times the number of
+    checkers he has not borne off".
+    """
+    from engine.variants import SCORING_CHECKERS_LEFT, get_variant
+
+    variant = get_variant(variant)
+    b = np.asarray(boards)
+    win = winner(b, variant.checkers).astype(np.int64)
+    if variant.scoring == SCORING_CHECKERS_LEFT:
+        loser_off = np.where(win == MOVER_WINS, -b[..., OPPONENT_OFF], b[..., MOVER_OFF])
+        return win * (variant.checkers - loser_off.astype(np.int64))
+    return win * result_kind(b, variant.checkers).astype(np.int64)
