@@ -24,6 +24,7 @@ from engine.board import (
     OPPONENT_HAND,
     OPPONENT_OFF,
 )
+from engine.variants import SCORING_CHECKERS_LEFT, get_variant
 
 NO_WINNER = 0
 MOVER_WINS = 1
@@ -97,8 +98,6 @@ def game_values(boards: np.ndarray, variant=None) -> np.ndarray:
     Acey-Deucey (rules.md 7): "the loser pays the stake times the number of
     checkers he has not borne off".
     """
-    from engine.variants import SCORING_CHECKERS_LEFT, get_variant
-
     variant = get_variant(variant)
     b = np.asarray(boards)
     win = winner(b, variant.checkers).astype(np.int64)
