@@ -124,6 +124,13 @@ def run_batch(lines: Iterable[str], out, answer: Callable[[dict], dict]) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     position = parse_position(args.position)
     ids = format_ids(position)
+    if args.svg:
+        from engine.svg import save_svg
+
+        try:
+            save_svg(position, args.svg)
+        except OSError as error:
+            raise FormatError(f"cannot write {args.svg}: {error.strerror}") from None
     if args.json:
         print(json.dumps({**ids, "board": position.board.tolist()}))
     else:
@@ -136,6 +143,9 @@ def register(commands, bench_targets: dict) -> None:
     show = commands.add_parser("show", help="draw a position with pip counts, cube, score and IDs")
     show.add_argument("position", metavar="POSITION", help=POSITION_HELP)
     show.add_argument("--json", action="store_true", help="print the IDs and board as JSON")
+    show.add_argument(
+        "--svg", metavar="PATH", default=None, help="also draw the board as an SVG picture at PATH"
+    )
     show.set_defaults(run=cmd_show)
 
     moves = commands.add_parser("moves", help="list every legal play of a roll")
