@@ -11,6 +11,7 @@ import json
 import sys
 
 from engine.errors import FormatError, TdgammonError
+from engine.variants import VARIANTS, get_variant
 
 AGENT_NAMES = ("pubeval", "random", "network", "bot", "human")
 
@@ -75,6 +76,7 @@ def _settings(args: argparse.Namespace, max_games: int = 0):
         max_cube=args.cube_limit,
         auto_doubles=args.auto_doubles,
         max_games=max_games,
+        variant=get_variant(args.variant).name,
     )
     settings.check()
     return settings
@@ -92,6 +94,11 @@ def _add_rules(parser: argparse.ArgumentParser) -> None:
         "--auto-doubles", type=int, default=0, help="automatic doubles on opening ties (money)"
     )
     parser.add_argument("--seed", type=int, default=None, help="dice seed")
+    parser.add_argument(
+        "--variant",
+        default="standard",
+        help=f"variant (rules.md 7): {', '.join(VARIANTS)}",
+    )
 
 
 # ---------------------------------------------------------------- play
@@ -117,6 +124,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     match = Match(settings, names=names, seed=args.seed)
     opponent_text = "another human" if getattr(opponent, "is_human", False) else opponent.name
     kind = f"a {args.length}-point match" if args.length else "money play"
+    if settings.variant != "standard":
+        kind += f" of {settings.variant}"
     print(f"tdgammon: {me.name} against {opponent_text}, {kind}. Type help for commands.")
     session = TerminalSession(
         match,
@@ -170,10 +179,14 @@ def cmd_match(args: argparse.Namespace) -> int:
     cubeful = settings.length > 0 or args.cube
     progress = _Progress(args.games, show)
     if not cubeful:
-        result = play_duel(agent_a, agent_b, args.games, seed=seed, progress=progress)
+        result = play_duel(
+            agent_a, agent_b, args.games, seed=seed, progress=progress, variant=settings.variant
+        )
     else:
         if settings.length == 0 and args.cubeless:
             raise FormatError("--cube and --cubeless contradict each other")
+        if args.cube and not settings.rules.cube:
+            raise FormatError(f"--cube: {settings.variant} has no doubling cube (rules.md 7)")
         result = play_series(agent_a, agent_b, args.games, settings, seed=seed, progress=progress)
     progress.close()
     if args.json:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.agents import BEAVER, DROP, TAKE, TAKE_ANSWERS
-from engine.board import MOVER_BAR, MOVER_OFF
+from engine.board import MOVER_BAR, MOVER_HAND, MOVER_OFF
 from engine.errors import RuleError
 from engine.game import (
     BEAVERED,
@@ -35,6 +35,7 @@ from engine.game import (
 from engine.match import Match
 from engine.outcome import BACKGAMMON, GAMMON, SINGLE
 from engine.position import Position
+from engine.variants import SCORING_CHECKERS_LEFT, get_variant
 
 NETWORK_DOUBLE_FROM = 0.68
 NETWORK_TOO_GOOD = 0.90
@@ -72,23 +73,27 @@ def ask_take(agent, position: Position) -> str:
     return TAKE if 1.0 - win >= NETWORK_TAKE_FROM else DROP
 
 
-def max_result(board: np.ndarray) -> int:
+def max_result(board: np.ndarray, variant=None) -> int:
     """The most the mover of ``board`` ``(30,)`` could still lose: SINGLE, GAMMON or BACKGAMMON.
 
     rules.md 4: a gammon needs the loser to have borne off none; a backgammon
-    also a checker on the bar or in the winner's home board.
+    also a checker on the bar, in hand or in the winner's home board.
+    Acey-Deucey (rules.md 7): the number of checkers not yet borne off.
     """
     b = np.asarray(board)
+    rules = get_variant(variant)
+    if rules.scoring == SCORING_CHECKERS_LEFT:
+        return rules.checkers - int(b[MOVER_OFF])
     if b[MOVER_OFF] > 0:
         return SINGLE
-    if b[MOVER_BAR] > 0 or (b[19:25] > 0).any():
+    if b[MOVER_BAR] > 0 or b[MOVER_HAND] > 0 or (b[19:25] > 0).any():
         return BACKGAMMON
     return GAMMON
 
 
 def resignation_is_full(game: Game) -> bool:
     """The resignation on offer is worth the most the resigner could lose on the board."""
-    return game.resign_offer >= max_result(game.board_of(game.resigner))
+    return game.resign_offer >= max_result(game.board_of(game.resigner), game.variant)
 
 
 def ask_resignation(agent, game: Game) -> bool:

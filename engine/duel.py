@@ -8,6 +8,14 @@ and plays the two numbers just rolled"; seat 0 rolls the first die.
 Results are from agent A's side: points per game with a 95% confidence
 interval computed over pair means (the pairs are independent; the two games
 of a pair are not).
+
+Variants (rules.md 7, ``variant=``): the variant's start position, its move
+generation, its number of checkers for the end of the game and its scoring
+(``engine.outcome.game_values``: Acey-Deucey pays the stake times the
+loser's checkers left). After an Acey-Deucey 1-2 whose named double was
+played in full the same player moves again with fresh dice. Each game reads
+its own next roll of the pair's dice sequence, so duplicate games stay
+paired roll by roll even when one of them has extra rolls.
 """
 
 from __future__ import annotations
@@ -19,9 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.agents import Agent
-from engine.board import flip, starting_board
+from engine.board import flip
 from engine.movegen import generate_moves
-from engine.outcome import result_kind
+from engine.outcome import game_values
+from engine.variants import Variant, get_variant
 
 MAX_PLIES = 2000
 """A cubeless game longer than this is a bug (or two agents that never move home)."""
@@ -36,6 +45,7 @@ class DuelResult:
     points: np.ndarray  # (games,) int: +1/+2/+3 A won single/gammon/backgammon, negative lost
     plies: int
     seconds: float
+    variant: str = "standard"
 
     @property
     def games(self) -> int:
@@ -62,6 +72,7 @@ class DuelResult:
         return {
             "a": self.name_a,
             "b": self.name_b,
+            "variant": self.variant,
             "games": self.games,
             "ppg": self.ppg,
             "ci95": self.ci95,
@@ -75,6 +86,13 @@ class DuelResult:
 
     def text(self) -> str:
         s = self.summary()
+        if self.variant != "standard":
+            return (
+                f"{s['a']} vs {s['b']} ({self.variant}): {s['games']} games, "
+                f"{s['ppg']:+.3f} ppg (95% CI +/- {s['ci95']:.3f}); wins {s['win_rate']:.1%}, "
+                f"won 2+ points {s['gammon_rate']:.1%}, lost 2+ points "
+                f"{s['lose_gammon_rate']:.1%}; {s['games_per_second']:.1f} games/s"
+            )
         return (
             f"{s['a']} vs {s['b']}: {s['games']} games, {s['ppg']:+.3f} ppg "
             f"(95% CI +/- {s['ci95']:.3f}); wins {s['win_rate']:.1%}, gammons "
@@ -105,11 +123,15 @@ def play_duel(
     seed: int = 0,
     parallel_pairs: int = 256,
     progress: Callable[[int], None] | None = None,
+    variant: str | Variant | None = None,
 ) -> DuelResult:
     """Play ``games`` (rounded up to even) cubeless money games between A and B.
 
     ``progress(n)`` is called with the number of games finished in each batch.
+    ``variant``: a name or ``engine.variants.Variant`` (default standard); the
+    points are then ``engine.outcome.game_values`` of that variant.
     """
+    rules = get_variant(variant)
     import time
 
     rng = np.random.default_rng(seed)
@@ -119,7 +141,7 @@ def play_duel(
     start = time.perf_counter()
     for first in range(0, pairs_total, parallel_pairs):
         pairs = min(parallel_pairs, pairs_total - first)
-        batch_points, plies = _play_pairs(agent_a, agent_b, pairs, rng)
+        batch_points, plies = _play_pairs(agent_a, agent_b, pairs, rng, rules)
         points.append(batch_points)
         plies_total += plies
         if progress is not None:
@@ -130,11 +152,19 @@ def play_duel(
         np.concatenate(points),
         plies_total,
         time.perf_counter() - start,
+        rules.name,
     )
 
 
-def _play_pairs(agent_a: Agent, agent_b: Agent, pairs: int, rng: np.random.Generator):
+def _play_pairs(
+    agent_a: Agent,
+    agent_b: Agent,
+    pairs: int,
+    rng: np.random.Generator,
+    variant: Variant | None = None,
+):
     """Play 2 * pairs games; returns (points for A per game (2*pairs,), plies played)."""
+    variant = get_variant(variant)
     count = 2 * pairs
     dice_plies = 512
     dice = _pair_dice(rng, pairs, dice_plies)
@@ -143,38 +173,44 @@ def _play_pairs(agent_a: Agent, agent_b: Agent, pairs: int, rng: np.random.Gener
     # Opening: seat 0 rolls die 0, seat 1 die 1; the higher die moves first.
     opening = dice[pair_of_game, 0]
     seat_to_move = np.where(opening[:, 0] > opening[:, 1], 0, 1)
-    boards = np.repeat(starting_board()[None, :], count, axis=0)
+    boards = np.repeat(variant.starting_board()[None, :], count, axis=0)
     result = np.zeros(count, dtype=np.int64)
     active = np.ones(count, dtype=bool)
-    ply = 0
+    game_ply = np.zeros(count, dtype=np.int64)  # rolls used by each game so far
     plies = 0
     while active.any():
+        games = np.flatnonzero(active)
+        ply = int(game_ply[games].max())
         if ply >= MAX_PLIES:
             raise RuntimeError(f"games still running after {MAX_PLIES} plies")
         if ply >= dice.shape[1]:
             dice = np.concatenate([dice, rng.integers(1, 7, size=(pairs, dice_plies, 2))], axis=1)
             dice = dice.astype(np.int8)
-        games = np.flatnonzero(active)
-        roll = dice[pair_of_game[games], ply]
+        roll = dice[pair_of_game[games], game_ply[games]]
         chosen_boards = np.empty((len(games), boards.shape[1]), dtype=boards.dtype)
+        again = np.zeros(len(games), dtype=bool)
         a_moves = seat_to_move[games] == seat_of_a[games]
         for agent, mask in ((agent_a, a_moves), (agent_b, ~a_moves)):
             if not mask.any():
                 continue
             sub = games[mask]
-            moves = generate_moves(boards[sub], roll[mask])
+            moves = generate_moves(boards[sub], roll[mask], variant)
             picked = agent.choose_plays(boards[sub], roll[mask], moves)
             chosen_boards[mask] = moves.boards[picked]
+            again[mask] = moves.extra_roll[picked]
         plies += len(games)
-        kind = result_kind(chosen_boards).astype(np.int64)
-        finished = kind > 0
+        game_ply[games] += 1
+        value = game_values(chosen_boards, variant)
+        finished = value > 0
         # The mover has just borne off its last checker: the mover won.
         mover_is_a = a_moves[finished]
-        result[games[finished]] = np.where(mover_is_a, kind[finished], -kind[finished])
+        result[games[finished]] = np.where(mover_is_a, value[finished], -value[finished])
         active[games[finished]] = False
-        boards[games] = flip(chosen_boards)
-        seat_to_move[games] = 1 - seat_to_move[games]
-        ply += 1
+        # rules.md 7: after the Acey-Deucey named double played in full the
+        # same player "rolls again": no flip, no change of seat.
+        passes = ~again | finished
+        boards[games] = np.where(passes[:, None], flip(chosen_boards), chosen_boards)
+        seat_to_move[games] = np.where(passes, 1 - seat_to_move[games], seat_to_move[games])
     return result, plies
 
 

@@ -46,6 +46,17 @@ Decisions where rules.md is silent (GNU Backgammon's behaviour where it has one)
   gammon or a backgammon before or after rolling; the opponent accepts (the
   game ends, worth that many times the cube, Jacoby applied) or rejects (play
   goes on where it was).
+- Variants (rules.md 7, ``GameSettings.variant``): the start position, the
+  number of checkers that ends the game (Hypergammon 3) and the scoring come
+  from ``engine.variants``. Acey-Deucey has no cube: a double is refused with
+  that reason, Jacoby, beavers, raccoons and automatic doubles are refused in
+  its settings, and a game is worth ``engine.outcome.game_values`` (the stake
+  times the loser's checkers not borne off); ``GameResult.kind`` is then that
+  number of checkers, and a resignation offers a number of points 1..15.
+  The Acey-Deucey 1-2 is one play (the 1, the 2 and the named double, up to
+  six (from, to) pairs; the hand is source 28); when the named double was
+  played in full (``extra_roll``) the same player is to roll again instead of
+  the turn passing.
 - A play is given as (from, to) pairs (``play``), as text (``play_text``,
   rules.md 8 notation through ``engine.notation.match_move``) or as a row of
   the legal plays (``play_row``, the fast path of bots). The empty play is
@@ -60,16 +71,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.board import (
+    CHECKERS_PER_SIDE,
     MOVER_BAR,
+    MOVER_HAND,
     MOVER_OFF,
     OPPONENT_BAR,
+    OPPONENT_OFF,
     flip,
-    starting_board,
     validate,
 )
 from engine.errors import RuleError, TdgammonError
 from engine.movegen import MoveList, generate_moves
-from engine.outcome import BACKGAMMON, GAMMON, SINGLE, result_kind, winner
+from engine.outcome import BACKGAMMON, GAMMON, SINGLE, game_values, result_kind, winner
 from engine.position import (
     CUBE_CENTRED,
     CUBE_MOVER,
@@ -77,6 +90,7 @@ from engine.position import (
     RESIGN_NONE,
     Position,
 )
+from engine.variants import SCORING_CHECKERS_LEFT, Variant, get_variant
 
 OPENING = "opening"
 TO_ROLL = "to roll"
@@ -118,6 +132,8 @@ class GameSettings:
     auto_doubles: most automatic doubles on opening ties (rules.md 1, money only).
     match_length: points to win the match, 0 for money play.
     scores: points of seat 0 and seat 1 before this game.
+    variant: the variant's name (``engine.variants``: standard, nackgammon,
+        hypergammon, dutch, acey-deucey); ``rules`` is its ``Variant``.
     """
 
     cube: bool = True
@@ -129,9 +145,30 @@ class GameSettings:
     auto_doubles: int = 0
     match_length: int = 0
     scores: tuple[int, int] = (0, 0)
+    variant: str = "standard"
+
+    @property
+    def rules(self) -> Variant:
+        """The ``Variant`` played (FormatError for an unknown name)."""
+        return get_variant(self.variant)
 
     def check(self) -> None:
         """Raise RuleError for settings that contradict each other or rules.md."""
+        try:
+            rules = self.rules
+        except TdgammonError as error:
+            raise RuleError(str(error)) from None
+        if not rules.cube:
+            for name, on in (
+                ("Jacoby rule", self.jacoby),
+                ("beavers", self.beavers),
+                ("raccoons", self.raccoons),
+                ("automatic doubles", self.auto_doubles > 0),
+            ):
+                if on:
+                    raise RuleError(
+                        f"the {name} needs the doubling cube, and {rules.name} has none"
+                    )
         if self.max_cube < 1 or self.max_cube & (self.max_cube - 1):
             raise RuleError(f"the cube limit must be a power of two, got {self.max_cube}")
         if self.auto_doubles < 0:
@@ -155,8 +192,14 @@ class GameSettings:
 
     @property
     def cube_in_play(self) -> bool:
-        """The cube may be used in this game (not cubeless, not the Crawford game)."""
-        return self.cube and not self.crawford
+        """The cube may be used in this game (not cubeless, not the Crawford game,
+        not a variant without a cube)."""
+        return self.cube and not self.crawford and self.rules.cube
+
+    @property
+    def checkers(self) -> int:
+        """Checkers per side in this variant (the game ends when one side bears them off)."""
+        return self.rules.checkers
 
 
 @dataclass(frozen=True)
@@ -168,6 +211,9 @@ class GameAction:
     moves: the (from, to) pairs of a move, in play order; () for no play.
     value: the cube value after a double/beaver/raccoon (e.g. ``Doubles => 2``),
         the resignation kind (1..3) of ``resign``.
+    named_double: Acey-Deucey 1-2: the double named after the 1 and the 2 (0: none).
+    extra_roll: Acey-Deucey 1-2: the named double was played in full, so the
+        same player rolled again.
     """
 
     seat: int
@@ -175,6 +221,8 @@ class GameAction:
     dice: tuple[int, int] | None = None
     moves: tuple[Move, ...] = ()
     value: int = 0
+    named_double: int = 0
+    extra_roll: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,7 +230,9 @@ class GameResult:
     """How a game ended.
 
     winner: seat. kind: SINGLE / GAMMON / BACKGAMMON as it happened on the board
-    (a drop is SINGLE; a resignation the kind resigned). points: what the
+    (a drop is SINGLE; a resignation the kind resigned); under Acey-Deucey
+    scoring the number of checkers the loser had not borne off (or the points
+    resigned). points: what the
     winner scores: cube value x kind, or x 1 under the Jacoby rule with the
     cube not turned (rules.md 4, 5). ended_by: ENDED_BY_*.
     """
@@ -192,6 +242,7 @@ class GameResult:
     cube_value: int
     points: int
     ended_by: str
+    scoring: str = "standard"
 
     def text(self, names: Sequence[str] = ("player 0", "player 1")) -> str:
         how = {
@@ -200,6 +251,11 @@ class GameResult:
             ENDED_BY_RESIGNATION: " (resignation)",
         }[self.ended_by]
         unit = "point" if self.points == 1 else "points"
+        if self.scoring == SCORING_CHECKERS_LEFT:
+            if self.ended_by == ENDED_BY_BEAR_OFF:
+                left = "checker" if self.kind == 1 else "checkers"
+                how = f" ({self.kind} {left} not borne off)"
+            return f"{names[self.winner]} wins{how}: {self.points} {unit}"
         return f"{names[self.winner]} wins a {KIND_NAMES[self.kind]}{how}: {self.points} {unit}"
 
 
@@ -219,13 +275,17 @@ class Game:
         """settings: rules and match context; rng: dice when an action is given none.
 
         board: optional starting board ``(30,)``, from seat 0's view (tests and
-        variants); default the standard set-up (rules.md 1).
+        set-up positions); default the variant's set-up (rules.md 1, 7).
         """
         self.settings = settings or GameSettings()
         self.settings.check()
+        self.variant = self.settings.rules
         self.rng = rng if rng is not None else np.random.default_rng()
-        start = starting_board() if board is None else np.array(board, dtype=np.int8)
-        validate(start)
+        if board is None:
+            start = self.variant.starting_board()
+        else:
+            start = np.array(board, dtype=np.int8)
+        validate(start, self.variant.checkers)
         self.board = start.copy()  # seat 0's view until the opening roll is decided
         self.turn: int | None = None
         self.phase = OPENING
@@ -260,7 +320,7 @@ class Game:
             raise RuleError(f"cube owner must be None (centred), 0 or 1, got {cube_owner!r}")
         if cube_value < 1 or cube_value & (cube_value - 1) or cube_value > game.settings.max_cube:
             raise RuleError(f"cube value must be a power of two up to the limit, got {cube_value}")
-        if int(winner(game.board)) != 0:
+        if int(winner(game.board, game.variant.checkers)) != 0:
             raise RuleError("the position is already finished")
         if not game.settings.cube_in_play and (cube_value != 1 or cube_owner is not None):
             raise RuleError("the cube is not in use in this game: it must be 1 and centred")
@@ -302,6 +362,8 @@ class Game:
             return f"no double now: {self._phase_text()}"
         if self.settings.crawford:
             return "no doubling in the Crawford game (rules.md 6)"
+        if not self.variant.cube:
+            return f"there is no doubling cube in {self.variant.name} (rules.md 7)"
         if not self.settings.cube:
             return "the cube is not in use in this game"
         if self.cube_owner is not None and self.cube_owner != self.turn:
@@ -340,8 +402,27 @@ class Game:
         """
         self._require_phase(TO_MOVE, "list the legal plays")
         if self._moves_cache is None:
-            self._moves_cache = generate_moves(self.board[None, :], np.array([self.dice]))
+            self._moves_cache = generate_moves(
+                self.board[None, :], np.array([self.dice]), self.variant
+            )
         return self._moves_cache
+
+    def _legal_plays(self) -> list:
+        """``legal_moves()`` as ``engine.movegen_reference.Play`` objects (for notation)."""
+        from engine.movegen_reference import Play
+
+        legal = self.legal_moves()
+        if bool(legal.is_pass()[0]):
+            return []
+        return [
+            Play(
+                tuple((int(a), int(b)) for a, b in legal.moves[row] if a >= 0),
+                tuple(int(x) for x in legal.boards[row]),
+                int(legal.named_double[row]),
+                bool(legal.extra_roll[row]),
+            )
+            for row in range(len(legal))
+        ]
 
     def can_play(self) -> bool:
         """Some play is legal with the dice rolled (phase TO_MOVE)."""
@@ -353,6 +434,11 @@ class Game:
         In the opening the board is seat 0's view and game_state is 0 (not
         started). When over, the view is the last player on turn: the winner
         after a bear-off, the doubler after a drop.
+
+        ``Position`` holds 15 checkers a side, so in Hypergammon the 12 checkers
+        of each side that are not in play are counted as borne off (as GNU
+        Backgammon's Position ID does); ``engine.render.render_board`` with the
+        variant takes them out again.
         """
         s = self.settings
         mover = self.turn if self.turn is not None else 0
@@ -365,8 +451,13 @@ class Game:
             game_state = {ENDED_BY_BEAR_OFF: 2, ENDED_BY_RESIGNATION: 3, ENDED_BY_DROP: 4}[
                 self.result.ended_by
             ]
+        board = self.board.copy()
+        unused = CHECKERS_PER_SIDE - self.variant.checkers
+        if unused:
+            board[MOVER_OFF] += unused
+            board[OPPONENT_OFF] -= unused
         return Position(
-            board=self.board.copy(),
+            board=board,
             dice=self.dice if self.phase == TO_MOVE else None,
             cube_value=self.cube_value,
             cube_owner=owner,
@@ -450,7 +541,7 @@ class Game:
             # doubles the cube (still centred) before the re-roll, up to a set limit."
             self.opening_ties += 1
             if (
-                self.settings.cube
+                self.settings.cube_in_play
                 and self.auto_doubles_done < self.settings.auto_doubles
                 and self.cube_value * 2 <= self.settings.max_cube
             ):
@@ -533,11 +624,21 @@ class Game:
         self.phase = TO_ROLL
         self.history.append(GameAction(self.turn, ACT_RACCOON, value=self.cube_value))
 
-    def play(self, moves: Sequence[Sequence[int]], seat: int | None = None) -> None:
-        """Play the roll as (from, to) pairs (25 = bar, 0 = off), mover's numbering.
+    def play(
+        self,
+        moves: Sequence[Sequence[int]],
+        seat: int | None = None,
+        extra_roll: bool | None = None,
+        named_double: int | None = None,
+    ) -> None:
+        """Play the roll as (from, to) pairs (25 = bar, 0 = off, 28 = the hand),
+        mover's numbering.
 
         The pairs are applied one by one (a pair may span both dice, e.g.
         ``(24, 13)``) and the resulting board must be one of the legal plays.
+        Acey-Deucey 1-2 (up to six pairs): ``extra_roll`` says whether the named
+        double was played in full (None: as the pairs show, else the extra
+        roll when the board allows both); ``named_double`` is recorded.
         """
         self._require_phase(TO_MOVE, "move")
         self._require_seat(seat)
@@ -549,12 +650,32 @@ class Game:
                 self._finish_play(self.board.copy(), ())
                 return
             raise RuleError(f"you must play the roll {roll}: a legal play exists")
+        if named_double and not (
+            self.variant.acey_deucey_roll
+            and sorted(self.dice) == [1, 2]
+            and 1 <= int(named_double) <= 6
+        ):
+            raise RuleError(
+                f"a named double is only for the Acey-Deucey 1-2, not {roll} in {self.variant.name}"
+            )
         after, _ = apply_moves(self.board, pairs)
         key = after.tobytes()
-        for row in range(len(legal)):
-            if legal.boards[row].tobytes() == key and not legal.is_pass()[row]:
-                self._finish_play(after, pairs)
-                return
+        rows = [
+            row
+            for row in range(len(legal))
+            if legal.boards[row].tobytes() == key and not legal.is_pass()[row]
+        ]
+        if extra_roll is not None:
+            matching = [row for row in rows if bool(legal.extra_roll[row]) == bool(extra_roll)]
+            if rows and not matching:
+                earned = "earns" if not extra_roll else "does not earn"
+                raise RuleError(f"that play of {roll} {earned} the extra roll (rules.md 7)")
+            rows = matching
+        if rows:
+            row = _pick_row(legal, rows, pairs)
+            named = int(named_double) if named_double else int(legal.named_double[row])
+            self._finish_play(after, pairs, named, bool(legal.extra_roll[row]))
+            return
         text = " ".join(f"{_point(a)}/{_point(b)}" for a, b in pairs)
         if not self.can_play():
             raise RuleError(f"{text} is not legal: nothing can be played with {roll}")
@@ -568,10 +689,17 @@ class Game:
         if not 0 <= row < len(legal):
             raise RuleError(f"no legal play number {row}: there are {len(legal)}")
         pairs = tuple((int(a), int(b)) for a, b in legal.moves[row] if a >= 0)
-        self._finish_play(legal.boards[row].copy(), pairs)
+        self._finish_play(
+            legal.boards[row].copy(),
+            pairs,
+            int(legal.named_double[row]),
+            bool(legal.extra_roll[row]),
+        )
 
     def play_text(self, text: str, seat: int | None = None) -> tuple[Move, ...]:
-        """Play a move written in rules.md 8 notation (``24/18 13/11``, ``8/5(2)``, ``bar/22*``).
+        """Play a move written in rules.md 8 notation (``24/18 13/11``, ``8/5(2)``,
+        ``bar/22*``, ``hand/20`` for a checker entering from the hand; the
+        Acey-Deucey 1-2 as ``24/23 24/22 6-6: 13/7(4)``, see ``engine.notation``).
 
         Returns the (from, to) pairs played. IllegalMoveError / FormatError say
         why a text is refused; the state is then unchanged.
@@ -580,18 +708,23 @@ class Game:
 
         self._require_phase(TO_MOVE, "move")
         self._require_seat(seat)
-        play = match_move(self.board, self.dice, text)
+        play = match_move(self.board, self.dice, text, self._legal_plays(), variant=self.variant)
         after = np.array(play.board, dtype=np.int8)
         pairs = tuple((int(a), int(b)) for a, b in play.moves)
         # Keep the pairs as written when they make the same board: a record
-        # written and read back is then identical.
+        # written and read back is then identical. (Not for the Acey-Deucey
+        # 1-2: its record needs the 1 and the 2 first, as match_move gives them.)
         try:
-            written = tuple((int(a), int(b)) for a, b in parse_move(text))
-            if np.array_equal(apply_moves(self.board, written)[0], after):
+            if play.named_double:
+                raise TdgammonError("keep the play order")
+            written = tuple((int(a), int(b)) for a, b in parse_move(text, variant=self.variant))
+            if len(written) <= len(pairs) and np.array_equal(
+                apply_moves(self.board, written)[0], after
+            ):
                 pairs = written
         except TdgammonError:
             pass
-        self._finish_play(after, pairs)
+        self._finish_play(after, pairs, play.named_double, play.extra_roll)
         return pairs
 
     def offer_resignation(self, kind: int = SINGLE, seat: int | None = None) -> None:
@@ -601,7 +734,14 @@ class Game:
         if seat is not None and seat not in (0, 1):
             raise RuleError(f"seat must be 0 or 1, got {seat!r}")
         resigner = self.turn if seat is None else seat
-        if kind not in (SINGLE, GAMMON, BACKGAMMON):
+        if self.variant.scoring == SCORING_CHECKERS_LEFT:
+            most = self.variant.checkers
+            if not isinstance(kind, int | np.integer) or not 1 <= kind <= most:
+                raise RuleError(
+                    f"a resignation in {self.variant.name} offers 1..{most} points "
+                    f"(the stake per checker not borne off), not {kind!r}"
+                )
+        elif kind not in (SINGLE, GAMMON, BACKGAMMON):
             raise RuleError(
                 f"a resignation is 1 (single), 2 (gammon) or 3 (backgammon), not {kind!r}"
             )
@@ -630,18 +770,42 @@ class Game:
 
     # ------------------------------------------------------------ internals
 
-    def _finish_play(self, after: np.ndarray, pairs: tuple[Move, ...]) -> None:
-        self.history.append(GameAction(self.turn, ACT_MOVE, dice=self.dice, moves=pairs))
+    def _finish_play(
+        self,
+        after: np.ndarray,
+        pairs: tuple[Move, ...],
+        named_double: int = 0,
+        extra_roll: bool = False,
+    ) -> None:
+        self.history.append(
+            GameAction(
+                self.turn,
+                ACT_MOVE,
+                dice=self.dice,
+                moves=pairs,
+                named_double=int(named_double),
+                extra_roll=bool(extra_roll),
+            )
+        )
         self._moves_cache = None
-        if int(winner(after)) != 0:
-            # rules.md 4: "The first player to bear off all 15 checkers wins".
+        if int(winner(after, self.variant.checkers)) != 0:
+            # rules.md 4: "The first player to bear off all 15 checkers wins";
+            # rules.md 7: Acey-Deucey pays per checker not borne off.
             self.board = after
-            self._end(self.turn, int(result_kind(after)), ENDED_BY_BEAR_OFF, jacoby_applies=True)
+            if self.variant.scoring == SCORING_CHECKERS_LEFT:
+                kind = abs(int(game_values(after[None, :], self.variant)[0]))
+            else:
+                kind = int(result_kind(after, self.variant.checkers))
+            self._end(self.turn, kind, ENDED_BY_BEAR_OFF, jacoby_applies=True)
+            return
+        self.dice = None
+        self.phase = TO_ROLL
+        if extra_roll:
+            # rules.md 7: the named double played in full: "then rolls again".
+            self.board = after
             return
         self.board = flip(after)
         self.turn = 1 - self.turn
-        self.dice = None
-        self.phase = TO_ROLL
 
     def _end(self, winner_seat: int, kind: int, ended_by: str, jacoby_applies: bool) -> None:
         # rules.md 5, Jacoby: "gammons and backgammons count as single games
@@ -655,6 +819,7 @@ class Game:
             cube_value=self.cube_value,
             points=self.cube_value * counted,
             ended_by=ended_by,
+            scoring=self.variant.scoring,
         )
         if ended_by == ENDED_BY_DROP:
             self.dice = None
@@ -662,14 +827,14 @@ class Game:
 
     def check_invariants(self) -> None:
         """Raise AssertionError if the state is impossible (tests call this every step)."""
-        validate(self.board)
+        validate(self.board, self.variant.checkers)
         assert self.phase in PHASES, self.phase
         v = self.cube_value
         assert v >= 1 and v & (v - 1) == 0 and v <= self.settings.max_cube, v
         assert self.cube_owner in (None, 0, 1)
         if not self.settings.cube_in_play:
             assert self.cube_owner is None
-        if self.settings.crawford or not self.settings.cube:
+        if self.settings.crawford or not self.settings.cube or not self.variant.cube:
             assert v == 1, v
         if self.cube_owner is None:
             assert v == 2**self.auto_doubles_done, (v, self.auto_doubles_done)
@@ -679,7 +844,7 @@ class Game:
             assert self.turn in (0, 1)
         if self.phase == TO_MOVE:
             assert self.dice is not None and all(1 <= d <= 6 for d in self.dice)
-        over = int(winner(self.board)) != 0
+        over = int(winner(self.board, self.variant.checkers)) != 0
         if self.phase == OVER:
             assert self.result is not None
             if self.result.ended_by == ENDED_BY_BEAR_OFF:
@@ -687,7 +852,14 @@ class Game:
         else:
             assert not over and self.result is None
         if self.phase == RESIGNING:
-            assert self.resign_offer in (SINGLE, GAMMON, BACKGAMMON)
+            if self.variant.scoring == SCORING_CHECKERS_LEFT:
+                assert 1 <= self.resign_offer <= self.variant.checkers
+            else:
+                assert self.resign_offer in (SINGLE, GAMMON, BACKGAMMON)
+        if self.phase == OVER and self.result.ended_by == ENDED_BY_BEAR_OFF:
+            value = abs(int(game_values(self.board[None, :], self.variant)[0]))
+            if self.variant.scoring == SCORING_CHECKERS_LEFT:
+                assert self.result.points == self.cube_value * value, (self.result, value)
 
 
 def _roll_text(dice) -> str:
@@ -695,7 +867,26 @@ def _roll_text(dice) -> str:
 
 
 def _point(p: int) -> str:
+    if p == MOVER_HAND:
+        return "hand"
     return "bar" if p == MOVER_BAR else "off" if p == MOVER_OFF else str(p)
+
+
+MAX_PAIRS = 6
+"""Most (from, to) pairs of one play: the Acey-Deucey 1-2 (the 1, the 2, four of the double)."""
+
+
+def _pick_row(legal: MoveList, rows: list[int], pairs: tuple[Move, ...]) -> int:
+    """Among legal rows with the same board: the one whose moves are ``pairs``,
+    else one with the extra roll (Acey-Deucey), else the first."""
+    wanted = sorted(pairs)
+    for row in rows:
+        if sorted((int(a), int(b)) for a, b in legal.moves[row] if a >= 0) == wanted:
+            return row
+    for row in rows:
+        if legal.extra_roll[row]:
+            return row
+    return rows[0]
 
 
 def _check_pairs(moves) -> tuple[Move, ...]:
@@ -703,13 +894,13 @@ def _check_pairs(moves) -> tuple[Move, ...]:
         pairs = tuple((int(a), int(b)) for a, b in moves)
     except (TypeError, ValueError):
         raise RuleError(f"a play is a list of (from, to) pairs, got {moves!r}") from None
-    if len(pairs) > 4:
-        raise RuleError(f"a play has at most 4 moves, got {len(pairs)}")
+    if len(pairs) > MAX_PAIRS:
+        raise RuleError(f"a play has at most {MAX_PAIRS} moves, got {len(pairs)}")
     for a, b in pairs:
-        if not 1 <= a <= 25 or not 0 <= b <= 24 or b >= a:
+        if not (1 <= a <= 25 or a == MOVER_HAND) or not 0 <= b <= 24 or (b >= a):
             raise RuleError(
-                f"{_point(a) if 0 <= a <= 25 else a}/{b}: a move goes from 25 (bar) or "
-                "a point 1-24 down to a lower point or 0 (off)"
+                f"{_point(a) if 0 <= a <= 25 or a == MOVER_HAND else a}/{b}: a move goes from "
+                "28 (hand), 25 (bar) or a point 1-24 down to a lower point or 0 (off)"
             )
     return pairs
 
@@ -726,7 +917,13 @@ def apply_moves(board: np.ndarray, pairs) -> tuple[np.ndarray, tuple[bool, ...]]
     hits = []
     for a, t in _check_pairs(pairs):
         if b[a] <= 0:
-            where = "on the bar" if a == MOVER_BAR else f"on point {a}"
+            where = (
+                "in hand"
+                if a == MOVER_HAND
+                else "on the bar"
+                if a == MOVER_BAR
+                else f"on point {a}"
+            )
             raise RuleError(f"{_point(a)}/{_point(t)}: you have no checker {where}")
         if t != MOVER_OFF and b[t] <= -2:
             raise RuleError(f"{_point(a)}/{_point(t)}: point {t} is held by your opponent")

@@ -9,15 +9,17 @@ script piping moves into stdin.
 At each prompt a human may type (case does not matter):
 
 - a move in standard notation (``24/18 13/11``, ``8/5(2)``, ``bar/22*``,
-  ``pass`` when nothing can be played) after rolling;
+  ``hand/20`` to enter a checker from the hand (Dutch, Acey-Deucey), ``pass``
+  when nothing can be played) after rolling; the Acey-Deucey 1-2 as the 1 and
+  the 2, then the named double: ``24/23 24/22 6-6: 13/7(4)``;
 - ``roll`` (or an empty line) or ``double`` before rolling;
 - ``take``, ``drop`` (``pass``), ``beaver`` when doubled; ``raccoon`` or
   ``roll`` after a beaver;
 - ``accept`` / ``reject`` a resignation;
-- ``resign [single|gammon|backgammon]``, ``board``, ``moves`` (list the legal
-  plays), ``hint``, ``save [FILE]``, ``help``, ``quit``. ``hint`` ranks the
-  plays with the shipped network (``engine.cli_analysis``) when one ships,
-  else with pubeval.
+- ``resign [single|gammon|backgammon]`` (Acey-Deucey: ``resign N``, N
+  points), ``board``, ``moves`` (list the legal plays), ``hint``,
+  ``save [FILE]``, ``help``, ``quit``. ``hint`` ranks the plays with the
+  shipped network (``engine.cli_analysis``) when one ships, else with pubeval.
 
 A bad line gets a one-line explanation and the same prompt again; the state
 never changes on a refused action. The end of input (or Ctrl-C) saves the
@@ -51,6 +53,7 @@ from engine.match import Match
 from engine.notation import format_move
 from engine.outcome import BACKGAMMON, GAMMON, SINGLE
 from engine.render import render_board
+from engine.variants import SCORING_CHECKERS_LEFT
 
 RESIGN_WORDS = {
     "": SINGLE,
@@ -67,7 +70,8 @@ RESIGN_WORDS = {
 }
 
 HELP = """Commands:
-  <move>          play the roll in standard notation, e.g. 24/18 13/11, 8/5(2), bar/22*
+  <move>          play the roll in standard notation, e.g. 24/18 13/11, 8/5(2), bar/22*,
+                  hand/20 (enter from the hand), Acey-Deucey 1-2: 24/23 24/22 6-6: 13/7(4)
   roll (Enter)    roll the dice           double    offer the cube
   take / drop     answer a double         beaver    take and redouble (money, if allowed)
   raccoon         re-redouble a beaver    accept / reject   answer a resignation
@@ -131,7 +135,7 @@ class TerminalSession:
             ids = format_ids(position)
         except TdgammonError:
             ids = None
-        self.say(render_board(position, ids))
+        self.say(render_board(position, ids, game.variant))
         mover = game.turn if game.turn is not None else 0
         self.say(f" X = {self.name(mover)}, O = {self.name(1 - mover)}")
 
@@ -201,9 +205,11 @@ class TerminalSession:
         bot_step(game, self.players)
         who = self.name(seat)
         if phase == TO_MOVE:
-            moves = game.history[-1].moves
-            text = format_move(before, list(moves)) if moves else "cannot move"
+            action = game.history[-1]
+            moves = action.moves
+            text = format_move(before, list(moves), action.named_double) if moves else "cannot move"
             self.say(f"{who} plays {dice[0]}-{dice[1]}: {text}")
+            self._say_extra_roll(action, who)
             if not game.is_over:
                 self.draw()
         elif phase in (TO_ROLL, BEAVERED):
@@ -232,6 +238,10 @@ class TerminalSession:
         if self.input is not sys.stdin or not sys.stdin.isatty():
             self.say(text)  # echo scripted input so transcripts read naturally
         return text
+
+    def _say_extra_roll(self, action, who: str) -> None:
+        if action.extra_roll:
+            self.say(f"{who} played the named double in full and rolls again (rules.md 7).")
 
     def _human_step(self, game: Game, seat: int) -> None:
         who = self.name(seat)
@@ -263,6 +273,9 @@ class TerminalSession:
         if game.phase == BEAVERED:
             return f"{who}, you were beavered (cube {game.cube_value}): raccoon or roll? "
         if game.phase == RESIGNING:
+            if game.variant.scoring == SCORING_CHECKERS_LEFT:
+                offer = game.resign_offer
+                return f"{who}, accept the resignation for {offer} points? (accept/reject) "
             kind = KIND_NAMES[game.resign_offer]
             return f"{who}, accept the resignation of a {kind}? (accept/reject) "
         return f"{who}> "
@@ -285,6 +298,14 @@ class TerminalSession:
             self.say(self._hint(game))
         elif word == "moves" and game.phase == TO_MOVE:
             self._list_moves(game)
+        elif word == "resign" and game.variant.scoring == SCORING_CHECKERS_LEFT:
+            most = game.variant.checkers
+            if not rest.isdigit() or not 1 <= int(rest) <= most:
+                raise TdgammonError(
+                    f"resign how many points? resign N, N from 1 to {most} "
+                    f"({game.variant.name}: the stake per checker not borne off)"
+                )
+            game.offer_resignation(int(rest), seat=seat)
         elif word == "resign":
             if rest not in RESIGN_WORDS:
                 raise TdgammonError(
@@ -325,7 +346,10 @@ class TerminalSession:
                 raise TdgammonError("type your move, e.g. 13/8 13/11 (or 'moves' to list them)")
             board = game.board.copy()
             pairs = game.play_text(line, seat=seat)
-            self.say(f"{self.name(seat)} plays {format_move(board, list(pairs)) or 'nothing'}")
+            action = game.history[-1]
+            text = format_move(board, list(pairs), action.named_double) or "nothing"
+            self.say(f"{self.name(seat)} plays {text}")
+            self._say_extra_roll(action, self.name(seat))
             if not game.is_over:
                 self.draw()
         elif game.phase == TO_ROLL and "/" in line:
@@ -345,7 +369,9 @@ class TerminalSession:
         legal = game.legal_moves()
         for row in range(len(legal)):
             pairs = [(int(a), int(b)) for a, b in legal.moves[row] if a >= 0]
-            self.say(f"  {row + 1:3d}. {format_move(game.board, pairs)}")
+            text = format_move(game.board, pairs, int(legal.named_double[row]))
+            extra = "  (rolls again)" if legal.extra_roll[row] else ""
+            self.say(f"  {row + 1:3d}. {text}{extra}")
 
     def _hint(self, game: Game) -> str:
         if game.phase != TO_MOVE:
@@ -375,5 +401,7 @@ class TerminalSession:
         lines = ["  pubeval's top plays (no shipped network for a real hint):"]
         for rank, row in enumerate(order, 1):
             pairs = [(int(a), int(b)) for a, b in legal.moves[row] if a >= 0]
-            lines.append(f"  {rank}. {format_move(game.board, pairs)}")
+            lines.append(
+                f"  {rank}. {format_move(game.board, pairs, int(legal.named_double[row]))}"
+            )
         return "\n".join(lines)

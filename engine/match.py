@@ -21,6 +21,9 @@ Decisions:
   no limit) can end them.
 - Jacoby, beavers, raccoons and automatic doubles are money-play options
   (rules.md 5 and 1) and are refused in a match.
+- Variants (rules.md 7): every game of a match or session is played under
+  ``MatchSettings.variant``. Acey-Deucey has no cube, so no Crawford game
+  either, and its games score the stake times the loser's checkers left.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ class MatchSettings:
     jacoby, beavers, raccoons, auto_doubles: money options (rules.md 1, 5).
     max_cube: cube limit, a power of two.
     max_games: a money session ends after this many games (0: never).
+    variant: the variant played (``engine.variants``), by name.
     """
 
     length: int = 0
@@ -55,6 +59,12 @@ class MatchSettings:
     max_cube: int = 1024
     auto_doubles: int = 0
     max_games: int = 0
+    variant: str = "standard"
+
+    @property
+    def rules(self):
+        """The ``engine.variants.Variant`` played."""
+        return self.game_settings(crawford=False, scores=(0, 0)).rules
 
     def check(self) -> None:
         if self.length < 0:
@@ -74,6 +84,7 @@ class MatchSettings:
             auto_doubles=self.auto_doubles,
             match_length=self.length,
             scores=scores,
+            variant=self.variant,
         )
 
 
@@ -135,7 +146,7 @@ class Match:
     def crawford_next(self) -> bool:
         """The next game would be the Crawford game (rules.md 6)."""
         s = self.settings
-        if self.is_money or not s.crawford or not s.cube:
+        if self.is_money or not s.crawford or not s.cube or not s.rules.cube:
             return False
         if any(g.settings.crawford for g in self.games):
             return False
@@ -174,6 +185,7 @@ class Match:
         running = [0, 0]
         crawford_games = 0
         for index, game in enumerate(self.games):
+            assert game.settings.variant == self.settings.variant
             assert game.settings.scores == tuple(running), (game.settings.scores, running)
             last = index == len(self.games) - 1
             assert last or game.is_over

@@ -46,6 +46,16 @@ Decisions:
   written without ``Wins`` and read back in progress.
 - A file written and read back gives the same text when written again
   (``format_mat(read_mat(text).match, headers) == text``).
+- Variants (rules.md 7). GNU Backgammon's .mat export names its variations in
+  a ``; [Variation "..."]`` tag (``NackGammon``, ``HyperGammon (3)``; none
+  for standard backgammon); we write the same for those, and ``Dutch`` and
+  ``Acey-Deucey`` (our names) for the variants GNU Backgammon does not have.
+  Reading accepts these (any case) and ``Standard`` / ``Backgammon``. A checker
+  entering from the hand is written ``hand/20``; an Acey-Deucey 1-2 is one
+  entry with the named double as a ``d-d:`` token after the 1 and the 2
+  (``21: 24/23 24/22 6-6: 13/7 13/7 13/7 13/7``), and when the double was
+  played in full the same player's next roll follows on the next line.
+  Acey-Deucey is written with ``CubeLimit "1"`` (it has no cube).
 """
 
 from __future__ import annotations
@@ -56,7 +66,6 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import starting_board
 from engine.errors import FormatError, TdgammonError
 from engine.game import (
     ACT_ACCEPT,
@@ -75,12 +84,35 @@ from engine.game import (
     apply_moves,
 )
 from engine.match import Match, MatchSettings
+from engine.notation import point_name
+from engine.variants import SCORING_CHECKERS_LEFT, get_variant
 
 LEFT_WIDTH = 28
 """Characters of the left column (player 1), after the ``NNN) `` prefix."""
 RIGHT_COLUMN_GAP = 10
 """A lone action starting more than this many columns after ``N)`` is in the right column."""
 STANDARD_TAGS = ("Player 1", "Player 2", "Crawford", "Jacoby", "Beaver", "CubeLimit")
+VARIATION_TAGS = {
+    "nackgammon": "NackGammon",
+    "hypergammon": "HyperGammon (3)",
+    "dutch": "Dutch",
+    "acey-deucey": "Acey-Deucey",
+}
+"""``; [Variation "..."]`` per variant (the first two as GNU Backgammon writes them)."""
+_VARIATION_NAMES = {
+    "standard": "standard",
+    "backgammon": "standard",
+    "standard backgammon": "standard",
+    "nackgammon": "nackgammon",
+    "hypergammon (3)": "hypergammon",
+    "hypergammon": "hypergammon",
+    "3-chequer hypergammon": "hypergammon",
+    "dutch": "dutch",
+    "dutch backgammon": "dutch",
+    "acey-deucey": "acey-deucey",
+    "aceydeucey": "acey-deucey",
+    "acey deucey": "acey-deucey",
+}
 
 
 class MatFileError(FormatError):
@@ -98,10 +130,17 @@ class LoadedMatch:
 # ------------------------------------------------------------------ writing
 
 
-def _move_text(board: np.ndarray, dice, moves) -> str:
-    """``52: 13/8 6/4*`` for a roll and its pairs played on ``board`` (mover's view)."""
+def _move_text(board: np.ndarray, dice, moves, named_double: int = 0) -> str:
+    """``52: 13/8 6/4*`` for a roll and its pairs played on ``board`` (mover's view);
+    ``hand/20`` for a checker entering from the hand, ``d-d:`` after the 1 and
+    the 2 of an Acey-Deucey 1-2."""
     _, hits = apply_moves(board, moves)
-    parts = [f"{a}/{b}{'*' if hit else ''}" for (a, b), hit in zip(moves, hits, strict=True)]
+    parts = [
+        f"{point_name(a) if a > 25 else a}/{b}{'*' if hit else ''}"
+        for (a, b), hit in zip(moves, hits, strict=True)
+    ]
+    if named_double and len(parts) >= 2:
+        parts.insert(2, f"{named_double}-{named_double}:")
     high, low = max(dice), min(dice)
     return f"{high}{low}: {' '.join(parts)}".rstrip()
 
@@ -124,11 +163,11 @@ def _game_lines(game: Game, names, number: int, match_won: bool) -> list[str]:
     head = f"{names[0]} : {s0}"
     lines = [f" Game {number}", f" {head:<33}  {names[1]} : {s1}".rstrip()]
     cells: list[list[str]] = []
-    board0 = starting_board()  # seat 0's view
+    board0 = game.variant.starting_board()  # seat 0's view
     for action in game.history:
         if action.kind == ACT_MOVE:
             view = board0 if action.seat == 0 else _flip(board0)
-            text = _move_text(view, action.dice, action.moves)
+            text = _move_text(view, action.dice, action.moves, action.named_double)
             after, _ = apply_moves(view, action.moves)
             board0 = after if action.seat == 0 else _flip(after)
         elif action.kind == ACT_DOUBLE:
@@ -165,12 +204,18 @@ def _flip(board: np.ndarray) -> np.ndarray:
 
 def _settings_tags(settings: MatchSettings) -> dict[str, str]:
     on = {True: "On", False: "Off"}
-    tags = {
-        "Crawford": on[settings.crawford],
-        "Jacoby": on[settings.jacoby],
-        "Beaver": on[settings.beavers],
-        "CubeLimit": str(settings.max_cube if settings.cube else 1),
-    }
+    rules = settings.rules
+    tags = {}
+    if rules.name in VARIATION_TAGS:
+        tags["Variation"] = VARIATION_TAGS[rules.name]
+    tags.update(
+        {
+            "Crawford": on[settings.crawford],
+            "Jacoby": on[settings.jacoby],
+            "Beaver": on[settings.beavers],
+            "CubeLimit": str(settings.max_cube if settings.cube and rules.cube else 1),
+        }
+    )
     if settings.raccoons:
         tags["Raccoon"] = "On"
     if settings.auto_doubles:
@@ -187,7 +232,7 @@ def format_mat(match: Match, headers: dict[str, str] | None = None) -> str:
     tags = {"Player 1": match.names[0], "Player 2": match.names[1]}
     tags.update(_settings_tags(match.settings))
     for key, value in (headers or {}).items():
-        if key not in tags and key not in ("Raccoon", "AutoDoubles"):
+        if key not in tags and key not in ("Raccoon", "AutoDoubles", "Variation"):
             tags[key] = value
     lines = [f'; [{key} "{value}"]' for key, value in tags.items()]
     lines += ["", f" {match.settings.length} point match", ""]
@@ -241,6 +286,11 @@ def _settings_from(headers: dict[str, tuple[str, int]], length: int) -> MatchSet
     raccoon, rline = get("Raccoon", "Off")
     limit, lline = get("CubeLimit", "1024")
     auto, aline = get("AutoDoubles", "0")
+    variation, vline = get("Variation", "standard")
+    variant = _VARIATION_NAMES.get(" ".join(variation.lower().split()))
+    if variant is None:
+        known = ", ".join(sorted(set(VARIATION_TAGS.values()) | {"Standard"}))
+        raise MatFileError(f"line {vline}: unknown [Variation] {variation!r}: use one of {known}")
     try:
         max_cube = int(limit)
         auto_doubles = int(auto)
@@ -258,11 +308,12 @@ def _settings_from(headers: dict[str, tuple[str, int]], length: int) -> MatchSet
         raccoons=_on_off(raccoon, "Raccoon", rline) and money,
         max_cube=max_cube if max_cube > 1 else 1024,
         auto_doubles=auto_doubles if money else 0,
+        variant=get_variant(variant).name,
     )
     try:
         settings.check()
     except TdgammonError as error:
-        raise MatFileError(f"line {lline or bline or line}: {error}") from None
+        raise MatFileError(f"line {lline or bline or line or vline}: {error}") from None
     return settings
 
 
@@ -472,7 +523,12 @@ class _Reader:
             raise self.error("'Wins' before any move of the game")
         winner = column_seat
         kind, remainder = divmod(points, game.cube_value)
-        if remainder or kind not in (1, 2, 3):
+        if game.variant.scoring == SCORING_CHECKERS_LEFT:
+            if remainder or not 1 <= kind <= game.variant.checkers:
+                raise self.error(
+                    f"'Wins {points}' is not a resignation of 1..{game.variant.checkers} points"
+                )
+        elif remainder or kind not in (1, 2, 3):
             raise self.error(
                 f"'Wins {points}' with the cube at {game.cube_value} is not a single game, "
                 "gammon or backgammon"
@@ -510,7 +566,8 @@ def position_ids(match: Match) -> list[dict]:
     """Every position of the match, replayed, as XGID and GNU Backgammon ID.
 
     One entry per decision: ``{"game", "seat", "action", "xgid", "gnubg"}``,
-    the position seen by the player who acts, before the action.
+    the position seen by the player who acts, before the action. Positions
+    with checkers in hand (Dutch, Acey-Deucey) have no IDs: both are None.
     """
     from engine.formats.match_id import position_to_gnubg
     from engine.formats.xgid import position_to_xgid
@@ -528,13 +585,17 @@ def position_ids(match: Match) -> list[dict]:
             elif action.kind == ACT_MOVE and target.phase in (TO_ROLL, BEAVERED):
                 target.roll(action.dice)
             position = target.position()
+            try:
+                xgid, gnubg = position_to_xgid(position), position_to_gnubg(position)
+            except TdgammonError:
+                xgid = gnubg = None  # checkers in hand: neither ID can record them
             out.append(
                 {
                     "game": number,
                     "seat": action.seat,
                     "action": action.kind,
-                    "xgid": position_to_xgid(position),
-                    "gnubg": position_to_gnubg(position),
+                    "xgid": xgid,
+                    "gnubg": gnubg,
                 }
             )
             _replay(target, action)
@@ -544,7 +605,7 @@ def position_ids(match: Match) -> list[dict]:
 def _replay(game: Game, action) -> None:
     kind = action.kind
     if kind == ACT_MOVE:
-        game.play(action.moves)
+        game.play(action.moves, extra_roll=action.extra_roll, named_double=action.named_double)
     elif kind == ACT_DOUBLE:
         game.double()
     elif kind == ACT_TAKE:

@@ -51,6 +51,15 @@ Decisions (where rules.md is silent):
   partial move written out ... no ``*``"), in play order.
 - ``match_move`` takes the legal plays as an optional argument so callers
   that already have them (CLI, tests) need not generate them again.
+- Variants (rules.md 7). A checker entering from the hand is written
+  ``hand/20`` (source 28, the board index of the hand); ``hand`` is only a
+  from-point and never carries a ``*``. Every function takes an optional
+  ``variant`` (default standard) and then checks legality by that variant's
+  rules. The Acey-Deucey 1-2 is one play of up to six moves: the 1 and the 2,
+  then the named double, which may be written as a token ``d-d:`` between
+  them (``24/23 24/22 6-6: 13/7(4)``; ``format_move`` prints it so when given
+  the named double). Without the token every double is tried; when the same
+  board can be reached with and without the extra roll, the extra roll wins.
 """
 
 from __future__ import annotations
@@ -58,11 +67,11 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.board import BOARD_SIZE, MOVER_BAR, MOVER_OFF, validate
+from engine.board import BOARD_SIZE, MOVER_BAR, MOVER_HAND, MOVER_OFF, validate
 from engine.dice import check_dice
 from engine.errors import FormatError, IllegalMoveError
 from engine.movegen_reference import (
@@ -73,14 +82,20 @@ from engine.movegen_reference import (
     legal_plays,
     single_die_moves,
 )
+from engine.variants import STANDARD, Variant, get_variant
 
 MAX_MOVES = 4
 """rules.md 2.3: doubles are "four moves", the most any roll plays."""
+MAX_MOVES_ACEY_DEUCEY = 6
+"""rules.md 7: the Acey-Deucey 1-2 plays the 1, the 2 and four moves of the named double."""
+HAND_POINT = MOVER_HAND
+"""Source number of a checker entering from the hand (variants): 28."""
+_NAMED_DOUBLE_RE = re.compile(r"([1-6])-([1-6]):")
 
 EMPTY_PLAY_WORDS = frozenset({"", "pass", "no move", "cannot move"})
 """Texts (lower case, single spaces, commas dropped) that mean the empty play."""
 
-_POINT_RE = re.compile(r"(bar|off|[0-9]+)(\*?)")
+_POINT_RE = re.compile(r"(bar|off|hand|[0-9]+)(\*?)")
 _TOKEN_RE = re.compile(r"([^()]*)(?:\(([^()]*)\))?")
 
 
@@ -95,6 +110,10 @@ class ParsedMove:
 
     segments: tuple[Move, ...]
     hit_marks: frozenset[int]
+    named_double: int = 0
+    split: int = 0
+    """Acey-Deucey: the double named by a ``d-d:`` token (0: none) and the
+    number of segments written before it."""
 
 
 # --------------------------------------------------------------------------
@@ -103,7 +122,9 @@ class ParsedMove:
 
 
 def point_name(point: int) -> str:
-    """``"bar"`` for 25, ``"off"`` for 0, else the number (mover's numbering)."""
+    """``"bar"`` for 25, ``"off"`` for 0, ``"hand"`` for 28, else the number."""
+    if point == MOVER_HAND:
+        return "hand"
     if point == MOVER_BAR:
         return "bar"
     if point == MOVER_OFF:
@@ -128,7 +149,9 @@ def _parse_point(part: str, token: str) -> tuple[int, bool]:
             f"{part!r} in {token!r} is not a point: write 1-24, bar (or 25) or off (or 0)"
         )
     word, star = match.groups()
-    if word == "bar":
+    if word == "hand":
+        point = MOVER_HAND
+    elif word == "bar":
         point = MOVER_BAR
     elif word == "off":
         point = MOVER_OFF
@@ -136,7 +159,7 @@ def _parse_point(part: str, token: str) -> tuple[int, bool]:
         raise FormatError(f"point {word} in {token!r} is outside 0..25 (25 is the bar, 0 is off)")
     else:
         point = int(word)
-    if star and point in (MOVER_BAR, MOVER_OFF):
+    if star and point in (MOVER_BAR, MOVER_OFF, MOVER_HAND):
         raise FormatError(
             f"'*' after {point_name(point)} in {token!r}: a hit happens on a point 1-24, "
             "never on the bar or off the board"
@@ -168,6 +191,10 @@ def _parse_token(token: str) -> tuple[list[Move], set[int]]:
             raise FormatError(
                 f"{token!r}: the bar (25) cannot be a to-point; only a hit checker goes there"
             )
+        if point == MOVER_HAND and index > 0:
+            raise FormatError(
+                f"{token!r}: the hand cannot be a to-point; checkers only enter from it"
+            )
     segments = list(itertools.pairwise(points))
     for source, target in segments:
         if source <= target:
@@ -184,31 +211,46 @@ def _parse_token(token: str) -> tuple[list[Move], set[int]]:
     return segments, marks
 
 
-def parse_move_marked(text: str) -> ParsedMove:
+def parse_move_marked(text: str, variant: str | Variant | None = None) -> ParsedMove:
     """Parse a move string (rules.md 8) into its segments and its ``*`` marks.
 
     See ``parse_move`` for the forms accepted. Raises FormatError.
     """
     if not isinstance(text, str):
         raise FormatError(f"a move must be a string, got {type(text).__name__}")
+    variant = get_variant(variant)
+    most = MAX_MOVES_ACEY_DEUCEY if variant.acey_deucey_roll else MAX_MOVES
     normal = _normalize(text)
     if normal in EMPTY_PLAY_WORDS:
         return ParsedMove((), frozenset())
     segments: list[Move] = []
     marks: set[int] = set()
+    named, split = 0, 0
     for token in normal.split(" "):
+        named_token = _NAMED_DOUBLE_RE.fullmatch(token)
+        if named_token:
+            high, low = (int(x) for x in named_token.groups())
+            if not variant.acey_deucey_roll:
+                raise FormatError(
+                    f"{token!r}: naming a double is only for the Acey-Deucey 1-2 (rules.md 7)"
+                )
+            if high != low or named:
+                raise FormatError(f"{token!r}: name one double after the 1 and the 2, such as 6-6:")
+            named, split = high, len(segments)
+            continue
         token_segments, token_marks = _parse_token(token)
         segments.extend(token_segments)
         marks |= token_marks
-    if len(segments) > MAX_MOVES:
+    if len(segments) > most:
+        words = "six (the Acey-Deucey 1-2)" if most == MAX_MOVES_ACEY_DEUCEY else "four"
         raise FormatError(
-            f"{text.strip()!r} has {len(segments)} moves, more than {MAX_MOVES}: "
-            "a roll plays at most four"
+            f"{text.strip()!r} has {len(segments)} moves, more than {most}: "
+            f"a roll plays at most {words}"
         )
-    return ParsedMove(tuple(segments), frozenset(marks))
+    return ParsedMove(tuple(segments), frozenset(marks), named, split)
 
 
-def parse_move(text: str) -> tuple[Move, ...]:
+def parse_move(text: str, variant: str | Variant | None = None) -> tuple[Move, ...]:
     """Read a move string into the written from/to segments, mover's numbering.
 
     Accepts (case-insensitive, separated by spaces and/or commas):
@@ -216,14 +258,15 @@ def parse_move(text: str) -> tuple[Move, ...]:
     any point 1..24 (``13/7*``, ``24/18*/13``); repeats ``8/5(2)`` (1..4, for the
     whole token); chains ``24/18/13`` -> ``(24, 18), (18, 13)``; one checker
     in one step ``24/13`` -> ``(24, 13)``. ``""``, ``"pass"``, ``"no move"``
-    and ``"cannot move"`` are the empty play ``()``.
+    and ``"cannot move"`` are the empty play ``()``. Variants: ``hand/20`` (28 =
+    the hand); the Acey-Deucey ``d-d:`` token (module docstring), up to six moves.
 
     Returns a tuple of ``(from, to)`` pairs (25 = bar, 0 = off) in written
-    order, at most four. Raises FormatError naming the problem: unreadable
+    order, at most four (six for Acey-Deucey). Raises FormatError naming the problem: unreadable
     text, a point outside 0..25, a from-point not above its to-point, off as a
     source, the bar as a destination, a bad repeat count, more than 4 moves.
     """
-    return parse_move_marked(text).segments
+    return parse_move_marked(text, variant).segments
 
 
 # --------------------------------------------------------------------------
@@ -238,11 +281,14 @@ def _check_moves(moves) -> list[Move]:
         pairs = [(int(a), int(b)) for a, b in moves]
     except (TypeError, ValueError):
         raise FormatError(f"moves must be (from, to) pairs, got {moves!r}") from None
-    if len(pairs) > MAX_MOVES:
-        raise FormatError(f"{len(pairs)} moves, more than {MAX_MOVES}")
+    if len(pairs) > MAX_MOVES_ACEY_DEUCEY:
+        raise FormatError(f"{len(pairs)} moves, more than {MAX_MOVES_ACEY_DEUCEY}")
     for source, target in pairs:
-        if not (1 <= source <= MOVER_BAR and MOVER_OFF <= target < source):
-            raise FormatError(f"({source}, {target}) is not a move from 25..1 down to 24..0")
+        source_ok = 1 <= source <= MOVER_BAR or source == MOVER_HAND
+        if not (source_ok and MOVER_OFF <= target < min(source, MOVER_BAR)):
+            raise FormatError(
+                f"({source}, {target}) is not a move from 28 (hand) or 25..1 down to 24..0"
+            )
     return pairs
 
 
@@ -263,7 +309,9 @@ def _hit_points(board: list[int], moves: Sequence[Move]) -> set[int]:
     return {target for _, target in moves if target != MOVER_OFF and board[target] == -1}
 
 
-def format_move(board: np.ndarray | Sequence[int], moves: Sequence[Move] | Play) -> str:
+def format_move(
+    board: np.ndarray | Sequence[int], moves: Sequence[Move] | Play, named_double: int = 0
+) -> str:
     """Print a play in GNU Backgammon style: ``24/13``, ``8/5(2) 6/3(2)``, ``24/18*/13``.
 
     board: ``(30,)`` ints, mover's view, the board *before* the play (it tells
@@ -273,8 +321,20 @@ def format_move(board: np.ndarray | Sequence[int], moves: Sequence[Move] | Play)
     intermediate point only where it hit (``24/18*/13``); each hit point starred
     once; identical paths grouped ``(n)``; ``bar`` and ``off`` as words. The
     empty play prints as ``""``. Raises FormatError for malformed moves.
+
+    named_double: Acey-Deucey 1-2 (a ``Play`` carries its own): the first two
+    moves are the 1 and the 2, printed before a ``d-d:`` token and the rest.
     """
+    if isinstance(moves, Play) and not named_double:
+        named_double = moves.named_double
     pairs = _check_moves(moves)
+    if named_double and len(pairs) >= 2:
+        first = format_move(board, pairs[:2])
+        after = list(_board_list(board))
+        for move in pairs[:2]:
+            after = apply_move(after, move)
+        rest = format_move(after, pairs[2:])
+        return " ".join(w for w in (first, f"{named_double}-{named_double}:", rest) if w)
     if not pairs:
         return ""
     hits = _hit_points(_board_list(board), pairs)
@@ -348,6 +408,8 @@ class _Realization:
     board: tuple[int, ...]
     dice_used: tuple[int, ...]
     hits: frozenset[int]
+    moves: tuple[Move, ...] = ()
+    """The single-die moves, in the order played (the first way found)."""
 
 
 def _roll_name(dice: tuple[int, int]) -> str:
@@ -370,6 +432,7 @@ def _dice_options(segment: Move, dice_list: list[int]) -> set[tuple[int, ...]]:
     the checker is still on the board (>= 1) before the last die, played largest last.
     """
     source, target = segment
+    source = MOVER_BAR if source == MOVER_HAND else source  # the hand enters like the bar
     options = set()
     for size in range(1, len(dice_list) + 1):
         for subset in itertools.combinations(dice_list, size):
@@ -383,9 +446,11 @@ def _dice_options(segment: Move, dice_list: list[int]) -> set[tuple[int, ...]]:
     return options
 
 
-def _static_problem(segments: Sequence[Move], dice: tuple[int, int]) -> str | None:
+def _static_problem(
+    segments: Sequence[Move], dice: tuple[int, int], dice_list: list[int] | None = None
+) -> str | None:
     """Why the written segments cannot fit the dice at all, ignoring the board; or None."""
-    dice_list = _die_list(dice)
+    dice_list = _die_list(dice) if dice_list is None else dice_list
     roll = _roll_name(dice)
     if len(segments) > len(dice_list):
         return (
@@ -397,6 +462,7 @@ def _static_problem(segments: Sequence[Move], dice: tuple[int, int]) -> str | No
         found = _dice_options(segment, dice_list)
         if not found:
             source, target = segment
+            source = MOVER_BAR if source == MOVER_HAND else source
             if target == MOVER_OFF:
                 where = "the bar" if source == MOVER_BAR else f"point {source}"
                 return (
@@ -440,7 +506,9 @@ def _static_problem(segments: Sequence[Move], dice: tuple[int, int]) -> str | No
     return None
 
 
-def _step_problem(board: list[int], move: Move, die: int, final: bool) -> str:
+def _step_problem(
+    board: list[int], move: Move, die: int, final: bool, variant: Variant = STANDARD
+) -> str:
     """Why one single-die ``move`` is illegal on ``board`` (it is known to be illegal)."""
     source, target = move
     # rules.md 2.5: "A player with any checker on the bar must enter it before
@@ -452,7 +520,27 @@ def _step_problem(board: list[int], move: Move, die: int, final: bool) -> str:
             "nothing else may move until it has entered"
         )
     if board[source] <= 0:
+        if source == MOVER_HAND:
+            return "no checker in hand"
         return "no checker on the bar" if source == MOVER_BAR else f"no checker on point {source}"
+    # rules.md 7, Dutch: "all 15 must be entered before any checker may move on".
+    if variant.hand_enters_first and board[MOVER_HAND] > 0 and source != MOVER_HAND:
+        return (
+            f"all checkers in hand must enter first ({board[MOVER_HAND]} in hand) "
+            f"before any checker may move on ({variant.name})"
+        )
+    # rules.md 7, Dutch: "a player may not hit until at least one of his own
+    # checkers has reached his home board".
+    if (
+        variant.no_hit_before_home
+        and target != MOVER_OFF
+        and board[target] == -1
+        and not any(board[p] > 0 for p in range(MOVER_OFF, 7))
+    ):
+        return (
+            f"no hitting on point {target} until one of your checkers has reached your "
+            f"home board ({variant.name})"
+        )
     if target != MOVER_OFF:
         # rules.md 2.2: "It may not end on a point held by two or more opposing
         # checkers ... the point where the first die lands must itself be open".
@@ -465,6 +553,8 @@ def _step_problem(board: list[int], move: Move, die: int, final: bool) -> str:
     # remaining checkers are in the home board (none on the bar, none on points 7-24)."
     if not can_bear_off(board):
         outside = [str(p) for p in range(MOVER_BAR - 1, 6, -1) if board[p] > 0]
+        if board[MOVER_HAND] > 0 and not outside:
+            return f"cannot bear off while {board[MOVER_HAND]} checkers are still in hand"
         return (
             "cannot bear off while checkers are outside the home board "
             f"(on point{'s' if len(outside) > 1 else ''} {', '.join(outside)})"
@@ -481,7 +571,13 @@ def _step_problem(board: list[int], move: Move, die: int, final: bool) -> str:
     return f"{source}/off with a {die} is not legal"
 
 
-def _realize(board: list[int], dice: tuple[int, int], segments: Sequence[Move]):
+def _realize(
+    board: list[int],
+    dice: tuple[int, int],
+    segments: Sequence[Move],
+    variant: Variant = STANDARD,
+    dice_list: list[int] | None = None,
+):
     """Every way to play ``segments`` one die at a time, each die legal when played.
 
     Segments may be interleaved in any order and a segment spanning several dice
@@ -493,35 +589,38 @@ def _realize(board: list[int], dice: tuple[int, int], segments: Sequence[Move]):
     realizations: list[_Realization] = []
     failures: list[tuple[int, Move, str]] = []
     seen: set = set()
-    total_dice = len(_die_list(dice))
+    dice_list = _die_list(dice) if dice_list is None else list(dice_list)
+    total_dice = len(dice_list)
 
     def legal(state: tuple[int, ...], die: int) -> list[Move]:
         key = (state, die)
         if key not in legal_cache:
-            legal_cache[key] = single_die_moves(state, die)
+            legal_cache[key] = single_die_moves(state, die, variant)
         return legal_cache[key]
 
-    def step(state: tuple[int, ...], left: tuple[int, ...], active: tuple, hits, used) -> None:
+    def step(
+        state: tuple[int, ...], left: tuple[int, ...], active: tuple, hits, used, path=()
+    ) -> None:
         key = (state, left, active, hits)
         if key in seen:
             return
         seen.add(key)
         if not active:
-            realizations.append(_Realization(state, used, hits))
+            realizations.append(_Realization(state, used, hits, path))
             return
         depth = total_dice - len(left)
         for index, (origin, position, target) in enumerate(active):
             if index and active[index - 1] == active[index]:
                 continue  # identical checkers on identical segments
             for die in sorted(set(left), reverse=True):
-                landing = position - die
+                landing = (MOVER_BAR if position == MOVER_HAND else position) - die
                 if target != MOVER_OFF and landing < target:
                     continue  # overshoots this segment's to-point
                 landing = max(landing, MOVER_OFF)
                 final = landing == target
                 move = (position, landing)
                 if move not in legal(state, die):
-                    reason = _step_problem(list(state), move, die, final)
+                    reason = _step_problem(list(state), move, die, final, variant)
                     failures.append((depth, (origin, target), reason))
                     continue
                 hit = landing != MOVER_OFF and state[landing] == -1
@@ -536,10 +635,11 @@ def _realize(board: list[int], dice: tuple[int, int], segments: Sequence[Move]):
                     others,
                     hits | {landing} if hit else hits,
                     used + (die,),
+                    path + (move,),
                 )
 
     start = tuple(sorted((source, source, target) for source, target in segments))
-    step(tuple(board), tuple(_die_list(dice)), start, frozenset(), ())
+    step(tuple(board), tuple(dice_list), start, frozenset(), ())
     return realizations, failures
 
 
@@ -548,6 +648,7 @@ def match_move(
     dice: Sequence[int],
     text: str,
     plays: Sequence[Play] | None = None,
+    variant: str | Variant | None = None,
 ) -> Play:
     """Find the legal play that ``text`` denotes.
 
@@ -565,13 +666,17 @@ def match_move(
     Raises FormatError for unreadable text or dice, InvalidBoardError for an
     impossible board, IllegalMoveError saying why the text is not legal or
     listing the candidates when it is ambiguous.
+
+    variant: the rules (default standard); for the Acey-Deucey 1-2 the
+    returned ``Play`` carries the named double and the extra roll.
     """
-    parsed = parse_move_marked(text)
+    variant = get_variant(variant)
+    parsed = parse_move_marked(text, variant)
     dice = check_dice(dice)
-    validate(np.asarray(board))
+    validate(np.asarray(board), variant.checkers)
     start = _board_list(board)
     if plays is None:
-        plays = legal_plays(start, dice)
+        plays = legal_plays(start, dice, variant)
     roll = _roll_name(dice)
     shown = text.strip()
     most = max((len(play.moves) for play in plays), default=0)
@@ -587,11 +692,16 @@ def match_move(
             f"{most} {'die' if most == 1 else 'dice'} of {roll} can be played",
         )
 
+    if variant.acey_deucey_roll and sorted(dice) == [1, 2]:
+        return _match_acey_deucey(start, parsed, plays, variant, shown, roll)
+    if parsed.named_double:
+        raise _illegal(shown, roll, "a double is named only after the Acey-Deucey 1-2")
+
     problem = _static_problem(parsed.segments, dice)
     if problem:
         raise _illegal(shown, roll, problem)
 
-    realizations, failures = _realize(start, dice, parsed.segments)
+    realizations, failures = _realize(start, dice, parsed.segments, variant)
     by_board = {play.board: play for play in plays}
     candidates = [r for r in realizations if r.board in by_board]
 
@@ -637,6 +747,122 @@ def match_move(
         for b in sorted(boards, key=lambda b: _format_with_hits(start, by_board[b].moves))
     )
     raise _illegal(shown, roll, f"ambiguous: it could mean {listed}; write the full path")
+
+
+def _match_acey_deucey(
+    start: list[int],
+    parsed: ParsedMove,
+    plays: Sequence[Play],
+    variant: Variant,
+    shown: str,
+    roll: str,
+) -> Play:
+    """``match_move`` for the Acey-Deucey 1-2 (rules.md 7): the 1 and the 2, then
+    four moves of a named double (the ``d-d:`` token, else every double)."""
+    by_key = {(play.board, play.extra_roll): play for play in plays}
+    direct = _acey_deucey_as_written(start, parsed, by_key, variant)
+    if direct is not None:
+        return direct
+    outcomes: list = []
+    failures: list[tuple[int, Move, str]] = []
+    segments = parsed.segments
+    if parsed.named_double:
+        double = parsed.named_double
+        first, second = segments[: parsed.split], segments[parsed.split :]
+        if not first:
+            raise _illegal(shown, roll, "play the 1 and the 2 before naming a double")
+        found, stopped = _realize(start, (2, 1), first, variant, [2, 1])
+        failures += stopped
+        for head in found:
+            if len(head.dice_used) != 2:
+                continue
+            tails, stopped = _realize(
+                list(head.board), (double, double), second, variant, [double] * 4
+            )
+            failures += [(depth + 2, segment, reason) for depth, segment, reason in stopped]
+            for tail in tails:
+                full = len(tail.dice_used) == 4
+                moves = head.moves + tail.moves
+                outcomes.append((tail.board, full, head.hits | tail.hits, double, moves))
+        if found and not any(len(head.dice_used) == 2 for head in found):
+            raise _illegal(
+                shown, roll, "the 1 and the 2 must both be played before naming a double"
+            )
+    else:
+        for double in range(1, 7):
+            found, stopped = _realize(start, (2, 1), segments, variant, [2, 1] + [double] * 4)
+            failures += stopped
+            for way in found:
+                used = len(way.dice_used)
+                # The moves are usable as a record only when the 1 and the 2 came first.
+                in_order = used <= 2 or sorted(way.dice_used[:2]) == [1, 2]
+                moves = way.moves if in_order else None
+                outcomes.append((way.board, used == 6, way.hits, double if used > 2 else 0, moves))
+    candidates = [o for o in outcomes if (o[0], o[1]) in by_key]
+    if not candidates:
+        if not plays:
+            detail = f"nothing can be played with {roll}: the turn passes (write 'pass')"
+        elif failures and not outcomes:
+            deepest = max(depth for depth, _, _ in failures)
+            reasons = []
+            for depth, segment, reason in failures:
+                text = f"{_segment_name(segment)}: {reason}"
+                if depth == deepest and text not in reasons:
+                    reasons.append(text)
+            detail = "; ".join(reasons)
+        else:
+            detail = (
+                "no legal play makes this: the 1 and the 2 come first, then the named "
+                "double four times as far as it can be played (rules.md 7)"
+            )
+        raise _illegal(shown, roll, detail)
+    marks = parsed.hit_marks
+    marked = [o for o in candidates if marks <= o[2]]
+    if not marked:
+        raise _illegal(shown, roll, "the hits marked with '*' do not all happen in one legal play")
+    keys = {(o[0], o[1]) for o in marked}
+    if len(keys) > 1:
+        exact = {(o[0], o[1]) for o in marked if o[2] == marks}
+        if len(exact) == 1:
+            keys = exact
+    if len(keys) > 1 and len({board for board, _ in keys}) == 1:
+        keys = {key for key in keys if key[1]}  # the same board: the extra roll is kept
+    if len(keys) != 1:
+        listed = " or ".join(sorted(_format_with_hits(start, by_key[key].moves) for key in keys))
+        raise _illegal(shown, roll, f"ambiguous: it could mean {listed}; write the full path")
+    key = keys.pop()
+    play = by_key[key]
+    # The play as recorded: the written path in play order (the 1 and the 2
+    # first) when one was found, else the generator's own play.
+    for outcome in marked:
+        if (outcome[0], outcome[1]) == key and outcome[4] is not None:
+            return replace(play, moves=outcome[4], named_double=outcome[3])
+    return play
+
+
+def _acey_deucey_as_written(
+    start: list[int], parsed: ParsedMove, by_key: dict, variant: Variant
+) -> Play | None:
+    """The play when the text lists single-die moves in play order with the
+    named double after the 1 and the 2 (``hand/24 24/22 6-6: ...``, as records
+    are written), each legal when played; else None."""
+    if not parsed.named_double or parsed.split != 2:
+        return None
+    double = parsed.named_double
+    head, tail = parsed.segments[:2], parsed.segments[2:]
+    for order in ((1, 2), (2, 1)):
+        state, hits, ok = list(start), set(), True
+        for move, die in zip(head + tail, order + (double,) * len(tail), strict=True):
+            if move not in single_die_moves(state, die, variant):
+                ok = False
+                break
+            if move[1] != MOVER_OFF and state[move[1]] == -1:
+                hits.add(move[1])
+            state = apply_move(state, move)
+        key = (tuple(state), len(tail) == 4)
+        if ok and key in by_key and parsed.hit_marks <= hits:
+            return replace(by_key[key], moves=tuple(head + tail), named_double=double)
+    return None
 
 
 def _dice_use_problem(realizations: list[_Realization], dice: tuple[int, int], most: int) -> str:

@@ -23,6 +23,10 @@ the count in the fifth place (``15`` for fifteen). X's checkers on the bar are
 drawn in the top half of the bar column (they enter into O's home board, top
 right), O's in the bottom half. Borne-off checkers, checkers in hand (variants),
 pip counts, cube, score, dice and turn are written below the board.
+
+Variants (``variant=``, rules.md 7): the variant is named below the board,
+the end of the game uses its number of checkers (Hypergammon 3), Acey-Deucey
+shows no cube and its result in points per checker left.
 """
 
 from __future__ import annotations
@@ -38,8 +42,9 @@ from engine.board import (
     OPPONENT_OFF,
     pip_counts,
 )
-from engine.outcome import NO_WINNER, RESULT_NAMES, result_kind, winner
+from engine.outcome import NO_WINNER, RESULT_NAMES, game_values, result_kind, winner
 from engine.position import CUBE_CENTRED, CUBE_MOVER, Position
+from engine.variants import SCORING_CHECKERS_LEFT, STANDARD, Variant, get_variant
 
 STACK = 5
 """Checkers drawn per point; beyond this the fifth place shows the count."""
@@ -60,18 +65,26 @@ ID_LINES = (
 """Keys accepted in ``ids`` and how each is written, in this order."""
 
 
-def render_board(position: Position, ids: dict | None = None) -> str:
+def render_board(
+    position: Position, ids: dict | None = None, variant: str | Variant | None = None
+) -> str:
     """Draw ``position`` as text (no trailing newline). Pure: prints nothing.
 
     position: the board is read from the mover's view (X on roll, at the bottom).
     ids: optional ``{"position_id": ..., "match_id": ..., "xgid": ...}`` (any
     subset) written above the board; an XGID without its ``XGID=`` prefix gets
-    one. Raises ValueError for any other key.
+    one. Raises ValueError for any other key. variant: the rules (default standard).
     """
+    rules = get_variant(variant)
     board = np.asarray(position.board).astype(np.int64)
+    unused = 15 - rules.checkers
+    if unused and board[MOVER_OFF] >= unused and -board[OPPONENT_OFF] >= unused:
+        # Game.position() counts the checkers not in play (Hypergammon) as off.
+        board[MOVER_OFF] -= unused
+        board[OPPONENT_OFF] += unused
     lines = _id_lines(ids)
     lines += _board_lines(board)
-    lines += _info_lines(position, board)
+    lines += _info_lines(position, board, rules)
     return "\n".join(lines)
 
 
@@ -135,10 +148,11 @@ def _board_lines(board: np.ndarray) -> list[str]:
     return [_header(TOP_POINTS), *top, middle, *reversed(bottom), _header(BOTTOM_POINTS)]
 
 
-def _info_lines(position: Position, board: np.ndarray) -> list[str]:
+def _info_lines(position: Position, board: np.ndarray, rules: Variant = STANDARD) -> list[str]:
     x_pips, o_pips = pip_counts(board)
     x_seat, o_seat = position.mover_seat, 1 - position.mover_seat
-    lines = [
+    lines = [f" Variant: {rules.name}"] if rules is not STANDARD else []
+    lines += [
         f" X: player {x_seat} (on roll)   O: player {o_seat}",
         f" Pip count   X: {x_pips:3d}   O: {o_pips:3d}",
         f" Borne off   X: {int(board[MOVER_OFF]):3d}   O: {-int(board[OPPONENT_OFF]):3d}",
@@ -150,8 +164,8 @@ def _info_lines(position: Position, board: np.ndarray) -> list[str]:
     if x_hand or o_hand:
         lines.append(f" In hand     X: {x_hand:3d}   O: {o_hand:3d}")
     lines.append(" " + _score_text(position))
-    lines.append(" " + _cube_text(position))
-    lines.append(" " + _turn_text(position, board))
+    lines.append(" " + (_cube_text(position) if rules.cube else "Cube: none in " + rules.name))
+    lines.append(" " + _turn_text(position, board, rules))
     return lines
 
 
@@ -176,19 +190,26 @@ def _cube_text(position: Position) -> str:
     return f"Cube: {position.cube_value}, {owner}{unusable}"
 
 
-def _turn_text(position: Position, board: np.ndarray) -> str:
-    won = int(winner(board))
+def _turn_text(position: Position, board: np.ndarray, rules: Variant = STANDARD) -> str:
+    won = int(winner(board, rules.checkers))
     if won != NO_WINNER:
         who = MOVER_MARK if won > 0 else OPPONENT_MARK
-        return f"Game over: {who} wins a {RESULT_NAMES[int(result_kind(board))]}"
+        if rules.scoring == SCORING_CHECKERS_LEFT:
+            value = abs(int(game_values(board[None, :], rules)[0]))
+            unit = "point" if value == 1 else "points"
+            return f"Game over: {who} wins {value} {unit} (checkers not borne off)"
+        return f"Game over: {who} wins a {RESULT_NAMES[int(result_kind(board, rules.checkers))]}"
     if position.double_offered:
         return f"X doubles to {2 * position.cube_value}; O to take or pass"
     if position.resign_offered:
+        if rules.scoring == SCORING_CHECKERS_LEFT:
+            return f"X offers to resign {position.resign_offered} points"
         return f"X offers to resign a {RESULT_NAMES[position.resign_offered]}"
     if position.dice is not None:
         d1, d2 = position.dice
         return f"X on roll, rolled {d1}-{d2}"
-    return "X on roll, to roll or double" if _may_double(position) else "X on roll, to roll"
+    may_double = rules.cube and _may_double(position)
+    return "X on roll, to roll or double" if may_double else "X on roll, to roll"
 
 
 def _may_double(position: Position) -> bool:
