@@ -200,7 +200,7 @@ def chaos_step(game, rng) -> bool:
 def test_random_matches_with_random_actions_keep_every_invariant():
     """Random matches where every step tries a random action (mostly illegal ones):
     refused actions leave the state unchanged, accepted ones keep the invariants."""
-    games_wanted = int(os.environ.get("TDGAMMON_CHAOS_GAMES", "60"))
+    games_wanted = int(os.environ.get("TDGAMMON_CHAOS_GAMES", "300"))
     seed = int(os.environ.get("TDGAMMON_SEED", "7"))
     rng = np.random.default_rng(seed)
     games = 0
@@ -241,7 +241,7 @@ def test_random_bot_games_with_random_cube_actions():
     rng = np.random.default_rng(int(os.environ.get("TDGAMMON_SEED", "3")))
     agents = [RandomAgent(1, double_rate=0.3), RandomAgent(2, double_rate=0.3)]
     settings = MatchSettings(beavers=True, jacoby=True, max_cube=256, max_games=50)
-    count = int(os.environ.get("TDGAMMON_BOT_GAMES", "100"))
+    count = int(os.environ.get("TDGAMMON_BOT_GAMES", "2000"))
     totals = [0, 0]
     for _ in range(count // 50):
         match = Match(settings, rng=rng)
