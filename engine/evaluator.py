@@ -10,6 +10,17 @@ off every checker is terminal and gets its exact outcome (rules.md 4, via
 This module imports torch (at import time): interface code should import it
 inside the functions that need it, so commands that do not evaluate stay fast.
 It knows nothing of the cube (cubeless probabilities only).
+
+Variants (``engine.variants``): an evaluator plays one variant (default
+standard; a model's card names the variant it was trained for). Games end
+when a side has borne off ``variant.checkers``; an Acey-Deucey play that earns
+an extra roll (``MoveList.extra_roll``) is evaluated for the mover WITHOUT the
+flip, since the mover rolls again. Acey-Deucey scores the loser's checkers not
+borne off, so its five outputs mean (see ``terminal_probs``): win = p(win),
+win gammon = E[win * opponent's checkers left / 15], lose gammon =
+E[loss * own checkers left / 15], the backgammon outputs 0; its equity
+(``variant_equity``) is ``15 * (wg - lg)``, the expected stake multiple.
+Both reduce to the standard meaning and formula for every other variant.
 """
 
 from __future__ import annotations
@@ -19,12 +30,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from engine.board import CHECKERS_PER_SIDE, MOVER_OFF, OPPONENT_OFF, flip
+from engine.board import MOVER_OFF, OPPONENT_OFF, flip
 from engine.movegen import MoveList
 from engine.outcome import result_kind
+from engine.variants import SCORING_CHECKERS_LEFT, STANDARD, Variant, get_variant
 from models.encoding import ENCODINGS
 from models.network import Preset, TDNetwork, load_model
-from models.outputs import equity, invert, outcome_probs
+from models.outputs import LOSE_GAMMON, WIN_GAMMON, equity, invert, outcome_probs
 
 CHUNK = 16384
 """Rows per network call when evaluating very large batches (bounds memory)."""
@@ -44,14 +56,48 @@ def best_rows(scores: np.ndarray, parents: np.ndarray, batch: int) -> np.ndarray
     return np.minimum.reduceat(candidate, starts).astype(np.int64)
 
 
+def terminal_probs(boards: np.ndarray, variant: Variant = STANDARD) -> np.ndarray:
+    """Exact outputs ``(B, 5) float32`` of finished boards ``(B, 30)`` on which the
+    MOVER has just borne off ``variant.checkers`` (mover's view).
+
+    Standard scoring: single / gammon / backgammon (``outcome_probs``).
+    Acey-Deucey (checkers-left scoring): win = 1, win gammon = the opponent's
+    checkers not borne off / ``variant.checkers``, the rest 0, so that
+    ``variant_equity`` gives the stake multiple the loser pays.
+    """
+    boards = np.asarray(boards)
+    if variant.scoring == SCORING_CHECKERS_LEFT:
+        out = np.zeros((len(boards), 5), dtype=np.float32)
+        out[:, 0] = 1.0
+        left = variant.checkers + boards[:, OPPONENT_OFF].astype(np.float32)
+        out[:, WIN_GAMMON] = left / variant.checkers
+        return out
+    return outcome_probs(result_kind(boards, variant.checkers))
+
+
+def variant_equity(probs: np.ndarray, variant: Variant = STANDARD) -> np.ndarray:
+    """Cubeless equity in stakes: the standard formula, or for Acey-Deucey
+    ``checkers * (wg - lg)`` (module docstring)."""
+    if variant.scoring == SCORING_CHECKERS_LEFT:
+        return variant.checkers * (probs[..., WIN_GAMMON] - probs[..., LOSE_GAMMON])
+    return equity(probs)
+
+
 class NetworkEvaluator:
     """A network plus its encoding: boards -> cubeless probabilities."""
 
-    def __init__(self, network: TDNetwork, preset: Preset, name: str = "network") -> None:
+    def __init__(
+        self,
+        network: TDNetwork,
+        preset: Preset,
+        name: str = "network",
+        variant: str | Variant | None = None,
+    ) -> None:
         self.network = network
         self.preset = preset
         self.encoding = ENCODINGS[preset.encoding]
         self.name = name
+        self.variant = get_variant(variant)
 
     def raw_probabilities(self, boards: np.ndarray) -> np.ndarray:
         """Network output only. boards: ``(B, 30) int8``, view of the player about to
@@ -73,36 +119,45 @@ class NetworkEvaluator:
         boards = np.asarray(boards)
         single = boards.ndim == 1
         boards = boards[None, :] if single else boards
-        lost = -boards[:, OPPONENT_OFF] == CHECKERS_PER_SIDE
+        lost = -boards[:, OPPONENT_OFF] == self.variant.checkers
         probs = np.empty((len(boards), 5), dtype=np.float32)
         if (~lost).any():
             probs[~lost] = self.raw_probabilities(boards[~lost])
         if lost.any():
-            probs[lost] = invert(outcome_probs(result_kind(boards[lost])))
+            probs[lost] = invert(terminal_probs(flip(boards[lost]), self.variant))
         return probs[0] if single else probs
 
     def play_probabilities(self, moves: MoveList) -> np.ndarray:
         """``(M, 5) float32``: the mover's probabilities after each play of ``moves``.
 
         Flip, evaluate for the opponent, invert; terminal plays (mover has
-        borne off all) get the exact outcome.
+        borne off all) get the exact outcome; plays that earn an extra roll
+        (Acey-Deucey) are evaluated for the mover, unflipped.
         """
         after = moves.boards
-        done = after[:, MOVER_OFF] == CHECKERS_PER_SIDE
+        done = after[:, MOVER_OFF] == self.variant.checkers
         probs = np.empty((len(after), 5), dtype=np.float32)
         if done.all():
-            probs[:] = outcome_probs(result_kind(after))
+            probs[:] = terminal_probs(after, self.variant)
             return probs
-        if done.any():
-            probs[~done] = invert(self.raw_probabilities(flip(after[~done])))
-            probs[done] = outcome_probs(result_kind(after[done]))
+        again = np.zeros(len(after), dtype=bool)
+        if self.variant.acey_deucey_roll and moves.extra_roll is not None:
+            again = np.asarray(moves.extra_roll, dtype=bool) & ~done
+        flipped = ~done & ~again
+        if done.any() or again.any():
+            if flipped.any():
+                probs[flipped] = invert(self.raw_probabilities(flip(after[flipped])))
+            if again.any():
+                probs[again] = self.raw_probabilities(after[again])
+            if done.any():
+                probs[done] = terminal_probs(after[done], self.variant)
         else:
             probs[:] = invert(self.raw_probabilities(flip(after)))
         return probs
 
     def equity(self, boards: np.ndarray) -> np.ndarray:
         """Cubeless money equity of the player about to roll: ``(B,) float32``."""
-        return equity(self.evaluate(boards))
+        return variant_equity(self.evaluate(boards), self.variant)
 
 
 class NetworkAgent:
@@ -114,13 +169,21 @@ class NetworkAgent:
 
     def choose_plays(self, boards: np.ndarray, dice: np.ndarray, moves: MoveList) -> np.ndarray:
         probs = self.evaluator.play_probabilities(moves)
-        return best_rows(equity(probs), moves.parents, len(boards))
+        scores = variant_equity(probs, self.evaluator.variant)
+        return best_rows(scores, moves.parents, len(boards))
 
 
-def load_evaluator(path: str | Path, name: str | None = None) -> NetworkEvaluator:
-    """A NetworkEvaluator from a model file or training checkpoint (ModelFileError if bad)."""
-    preset, network, _ = load_model(path)
-    return NetworkEvaluator(network, preset, name or Path(path).stem)
+def load_evaluator(
+    path: str | Path, name: str | None = None, variant: str | Variant | None = None
+) -> NetworkEvaluator:
+    """A NetworkEvaluator from a model file or training checkpoint (ModelFileError if bad).
+
+    variant: None = the variant named in the model's card (standard if none).
+    """
+    preset, network, card = load_model(path)
+    if variant is None:
+        variant = card.get("variant") or "standard"
+    return NetworkEvaluator(network, preset, name or Path(path).stem, variant)
 
 
 def default_evaluator() -> NetworkEvaluator:

@@ -31,6 +31,14 @@ whole batch: a row's encoding never depends on the other rows.
     features: contact (1/0), race (1 - contact), and the race lead
     ``(opponent pips - mover pips) / 100``.
 
+``raw_hand`` (raw + 2 hand units, 200 inputs; variants)
+    Tesauro's 198 raw inputs exactly as above, then the checkers each side
+    still has in hand (board indices 28 and 29, Dutch backgammon and
+    Acey-Deucey: not yet entered) ``/ 15``, mover first. In the standard game
+    the two units are always 0. ``raw`` itself is unchanged, so models
+    trained on it (the shipped ``tdgammon-tesauro80``) load and evaluate
+    exactly as before.
+
 Each encoding has a version; a model checkpoint stores the encoding's name and
 version, and loading a checkpoint whose version differs is an error.
 """
@@ -59,6 +67,7 @@ EXTENDED_SIDE_FEATURES = (
 )
 EXTENDED_SHARED_FEATURES = ("contact", "race", "race_lead")
 EXTENDED_SIZE = RAW_SIZE + 2 * len(EXTENDED_SIDE_FEATURES) + len(EXTENDED_SHARED_FEATURES)
+RAW_HAND_SIZE = RAW_SIZE + 2
 
 
 _MAX_COUNT = 15
@@ -102,6 +111,18 @@ def raw_encoding(boards: np.ndarray) -> np.ndarray:
     )
     out[:, -2] = 1.0
     out[:, -1] = 0.0
+    return out
+
+
+def raw_hand_encoding(boards: np.ndarray) -> np.ndarray:
+    """Raw inputs plus checkers in hand. boards: ``(B, 30)`` ints, view of the player
+    on roll. Returns ``(B, 200) float32``: ``raw_encoding`` (198), then mover's
+    checkers in hand / 15 and the opponent's / 15."""
+    b = np.asarray(boards)
+    out = np.empty((len(b), RAW_HAND_SIZE), dtype=np.float32)
+    out[:, :RAW_SIZE] = raw_encoding(b)
+    out[:, RAW_SIZE] = np.maximum(b[:, 28], 0) / 15.0
+    out[:, RAW_SIZE + 1] = np.maximum(-b[:, 29], 0) / 15.0
     return out
 
 
@@ -304,4 +325,5 @@ class Encoding:
 ENCODINGS = {
     "raw": Encoding("raw", 1, RAW_SIZE, raw_encoding),
     "extended": Encoding("extended", 1, EXTENDED_SIZE, extended_encoding),
+    "raw_hand": Encoding("raw_hand", 1, RAW_HAND_SIZE, raw_hand_encoding),
 }

@@ -59,6 +59,9 @@ PRESETS = {
         "extended128", "extended", (128,), "extended inputs (raw + 19 features), 128 hidden"
     ),
     "tiny": Preset("tiny", "raw", (8,), "8 hidden units: for tests only"),
+    "hand40": Preset("hand40", "raw_hand", (40,), "variants: 198 raw + 2 hand inputs, 40 hidden"),
+    "hand80": Preset("hand80", "raw_hand", (80,), "variants: 198 raw + 2 hand inputs, 80 hidden"),
+    "tiny_hand": Preset("tiny_hand", "raw_hand", (8,), "raw + hand inputs, 8 hidden: tests only"),
 }
 
 

@@ -159,3 +159,101 @@ def test_distinct_positions_encode_differently(name):
     boards = np.concatenate([boards, flip(boards)])
     encoded = ENCODINGS[name].encode(boards)
     assert len(np.unique(boards, axis=0)) == len(np.unique(encoded, axis=0))
+
+
+# ----------------------------------------------------------------- hand inputs (variants)
+
+
+def _hand_board(mover_points, opponent_points, mover_hand, opponent_hand, mover_bar=0):
+    from engine.board import MOVER_BAR, MOVER_HAND, OPPONENT_HAND
+
+    board = np.zeros(30, dtype=np.int8)
+    for point, count in mover_points.items():
+        board[point] += count
+    for point, count in opponent_points.items():  # opponent's own numbering
+        board[25 - point] -= count
+    board[MOVER_BAR] = mover_bar
+    board[MOVER_HAND] = mover_hand
+    board[OPPONENT_HAND] = -opponent_hand
+    return board
+
+
+def test_raw_hand_units_at_the_dutch_start():
+    from engine.variants import get_variant
+    from models.encoding import RAW_HAND_SIZE, raw_hand_encoding
+
+    x = raw_hand_encoding(get_variant("dutch").starting_board()[None, :])[0]
+    assert x.shape == (RAW_HAND_SIZE,) == (200,)
+    assert not x[: 2 * RAW_SIDE_SIZE].any()  # nothing on the points, bar or off
+    assert list(x[RAW_SIZE - 2 : RAW_SIZE]) == [1, 0]  # turn units
+    assert list(x[RAW_SIZE:]) == [1.0, 1.0]  # 15 / 15 in hand each
+
+
+def test_raw_hand_units_on_a_hand_made_position():
+    from models.encoding import raw_hand_encoding
+
+    # mover: 3 in hand, 1 on the bar, 2 on its 24, 9 on its 6;
+    # opponent: 5 in hand, 10 on its 13
+    board = _hand_board({24: 2, 6: 9}, {13: 10}, mover_hand=3, opponent_hand=5, mover_bar=1)
+    x = raw_hand_encoding(board[None, :])[0]
+    mover, opponent = x[:RAW_SIDE_SIZE], x[RAW_SIDE_SIZE : 2 * RAW_SIDE_SIZE]
+    assert _units(mover, 24) == [1, 1, 0, 0]
+    assert _units(mover, 6) == [1, 1, 1, 3.0]  # (9 - 3) / 2
+    assert mover[96] == 0.5 and mover[97] == 0  # bar / 2, off / 15
+    assert _units(opponent, 13) == [1, 1, 1, 3.5]
+    np.testing.assert_allclose(x[RAW_SIZE:], [3 / 15, 5 / 15])
+    # the hand units swap sides with the view
+    y = raw_hand_encoding(flip(board)[None, :])[0]
+    np.testing.assert_allclose(y[RAW_SIZE:], [5 / 15, 3 / 15])
+
+
+def test_raw_hand_extends_raw_and_is_zero_in_the_standard_game():
+    from models.encoding import raw_hand_encoding
+
+    boards, _ = random_game_positions(300, np.random.default_rng(11))
+    x = raw_hand_encoding(boards)
+    np.testing.assert_array_equal(x[:, :RAW_SIZE], raw_encoding(boards))
+    assert not x[:, RAW_SIZE:].any()
+
+
+def test_raw_hand_tells_hand_from_nothing():
+    from models.encoding import raw_hand_encoding
+
+    # Same points; one side has 2 checkers in hand instead of borne off.
+    in_hand = _hand_board({6: 13}, {6: 15}, mover_hand=2, opponent_hand=0)
+    borne = _hand_board({6: 13}, {6: 15}, mover_hand=0, opponent_hand=0)
+    borne[0] = 2
+    a, b = raw_hand_encoding(np.stack([in_hand, borne]))
+    assert not np.array_equal(a, b)
+    assert a[RAW_SIZE] == pytest.approx(2 / 15) and b[RAW_SIZE] == 0
+
+
+def test_shipped_standard_model_evaluates_exactly_as_before():
+    # Values recorded from the evaluator before variants were added (same model file):
+    # the raw encoding and the standard evaluation path are unchanged.
+    import torch
+
+    from engine.evaluator import NetworkAgent, default_evaluator
+    from engine.movegen import generate_moves
+
+    torch.set_num_threads(1)
+    evaluator = default_evaluator()
+    assert evaluator.variant.name == "standard" and evaluator.encoding.name == "raw"
+    np.testing.assert_allclose(
+        evaluator.evaluate(starting_board()),
+        [
+            0.5177627801895142,
+            0.1365969181060791,
+            0.005265206564217806,
+            0.12169862538576126,
+            0.004582612309604883,
+        ],
+        rtol=0,
+        atol=1e-7,
+    )
+    boards, dice = random_game_positions(300, np.random.default_rng(7))
+    moves = generate_moves(boards, dice)
+    assert len(moves) == 6139
+    probs = evaluator.play_probabilities(moves)
+    assert float(probs.astype(np.float64).sum()) == pytest.approx(4748.341886725568, abs=1e-3)
+    assert int(NetworkAgent(evaluator).choose_plays(boards, dice, moves).sum()) == 818020

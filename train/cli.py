@@ -35,7 +35,13 @@ def _add_bench_options(bench: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--opponent",
         default="pubeval",
-        help="strength: pubeval, random, or a model file / checkpoint",
+        help="strength: pubeval, random, heuristic, or a model file / checkpoint",
+    )
+    group.add_argument(
+        "--variant",
+        default=None,
+        help="strength: standard, nackgammon, hypergammon, dutch or acey-deucey "
+        "(default: the variant in the model's card)",
     )
     group.add_argument("--games", type=int, default=1000, help="strength: games (even)")
     group.add_argument("--seed", type=int, default=1, help="strength: dice seed")
@@ -51,7 +57,14 @@ def _add_bench_options(bench: argparse.ArgumentParser) -> None:
 def cmd_bench_strength(args: argparse.Namespace) -> int:
     from train.evaluate import strength
 
-    summary, text = strength(args.model, args.opponent, args.games, args.seed, args.threads)
+    summary, text = strength(
+        args.model,
+        args.opponent,
+        args.games,
+        args.seed,
+        args.threads,
+        getattr(args, "variant", None),
+    )
     print(json.dumps(summary) if args.json else text)
     return 0
 

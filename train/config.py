@@ -32,6 +32,9 @@ class ModelConfig:
     init_from: str = ""
     """Model file or checkpoint to start from instead of random weights (same preset;
     fresh optimizer and counters). Empty: random weights."""
+    variant: str = "standard"
+    """Game the network learns (``engine.variants``): standard, nackgammon, hypergammon,
+    dutch or acey-deucey. Fixed for a run (part of [model])."""
 
 
 @dataclass(frozen=True)
@@ -204,9 +207,11 @@ def config_from_dict(data: dict, source: str) -> Config:
 
 def validate(config: Config) -> None:
     """Raise ConfigError for values no run can use."""
+    from engine.variants import VARIANTS
     from models.network import PRESETS
 
     checks = [
+        (config.model.variant in VARIANTS, f"model.variant must be one of {sorted(VARIANTS)}"),
         (config.model.preset in PRESETS, f"model.preset must be one of {sorted(PRESETS)}"),
         (config.selfplay.parallel_games >= 1, "selfplay.parallel_games must be at least 1"),
         (0.0 <= config.selfplay.exploration <= 1.0, "selfplay.exploration must be in [0, 1]"),

@@ -1,8 +1,11 @@
 """Evaluation matches and training benchmarks behind ``tdgammon bench``.
 
 ``strength``: cubeless money games in duplicate pairs (``engine.duel``)
-between a model and pubeval, random or another model: ppg with a 95%
-confidence interval over pairs, win / gammon / backgammon rates.
+between a model and pubeval, random, the heuristic player or another model:
+ppg with a 95% confidence interval over pairs, win / gammon / backgammon
+rates. With a variant (``--variant``, or the variant named in the model's
+card) the games follow that variant's rules and scoring
+(``engine.duel.play_duel`` with ``variant=``).
 
 ``bench_selfplay``: training games per second of each preset, measured on the
 real training cycle (self-play plies AND the TD updates), after a warm-up.
@@ -19,34 +22,95 @@ import torch
 from engine.errors import TdgammonError
 
 
-def make_agent(spec: str | None, name: str | None = None):
-    """An Agent from ``pubeval``, ``random``, ``default``/None (shipped model) or a path."""
+def make_agent(spec: str | None, name: str | None = None, variant: str | None = None):
+    """An Agent from ``pubeval``, ``random``, ``heuristic``, ``default``/None (the
+    shipped standard model, or ``models/tdgammon-<variant>.pt``) or a path.
+
+    variant: the rules the agent plays (None: standard, or for a model file the
+    variant named in its card)."""
     from engine.agents import PubevalAgent, RandomAgent
     from engine.evaluator import NetworkAgent, default_evaluator, load_evaluator
+    from engine.heuristic_agent import HeuristicAgent
 
     if spec in (None, "", "default", "shipped"):
-        return NetworkAgent(default_evaluator(), name or "tdgammon")
+        if variant in (None, "standard"):
+            return NetworkAgent(default_evaluator(), name or "tdgammon")
+        spec = str(variant_model_path(variant))
     if spec == "pubeval":
         return PubevalAgent()
     if spec == "random":
         return RandomAgent(seed=0)
+    if spec == "heuristic":
+        return HeuristicAgent(variant)
     if not Path(spec).exists():
-        raise TdgammonError(f"{spec}: no such model file (or say pubeval, random, default)")
-    return NetworkAgent(load_evaluator(spec), name or Path(spec).stem)
+        raise TdgammonError(
+            f"{spec}: no such model file (or say pubeval, random, heuristic, default)"
+        )
+    return NetworkAgent(load_evaluator(spec, variant=variant), name or Path(spec).stem)
 
 
-def strength(model: str | None, opponent: str, games: int, seed: int, threads: int = 2):
-    """Play ``games`` duplicate-dice games; returns (summary dict, text)."""
+def variant_model_path(variant: str) -> Path:
+    """``models/tdgammon-<variant>.pt``, the shipped model of a variant."""
+    import models
+
+    return Path(models.__file__).with_name(f"tdgammon-{variant}.pt")
+
+
+def model_variant(spec: str | None) -> str | None:
+    """The variant named in the card of model file ``spec`` (None for pubeval etc.)."""
+    if spec in (None, "", "default", "shipped", "pubeval", "random", "heuristic"):
+        return None
+    if not Path(spec).exists():
+        return None
+    from models.network import load_model
+
+    return load_model(spec)[2].get("variant") or "standard"
+
+
+def play_variant_duel(
+    agent_a, agent_b, games: int, seed: int, variant=None, parallel_pairs: int = 256
+):
+    """``engine.duel.play_duel`` with the variant's rules and scoring (a ``DuelResult``
+    from A's side; points are ``engine.outcome.game_values``: 1-3 for the standard
+    scoring, 1-15 checkers left for Acey-Deucey)."""
     from engine.duel import play_duel
+
+    return play_duel(agent_a, agent_b, games, seed, parallel_pairs, variant=variant)
+
+
+def strength(
+    model: str | None,
+    opponent: str,
+    games: int,
+    seed: int,
+    threads: int = 2,
+    variant: str | None = None,
+):
+    """Play ``games`` duplicate-dice games; returns (summary dict, text).
+
+    variant: None = the variant in the model's card (standard without one); a
+    model trained for another variant than the one asked for is an error.
+    """
+    from engine.variants import get_variant
 
     if games < 2:
         raise TdgammonError("--games must be at least 2 (games are played in duplicate pairs)")
+    trained_for = model_variant(model)
+    if variant is None:
+        variant = trained_for or "standard"
+    variant = get_variant(variant).name
+    for spec in (model, opponent):
+        other = model_variant(spec)
+        if other is not None and other != variant:
+            raise TdgammonError(f"{spec}: a {other} model cannot play {variant}")
+    if opponent == "pubeval" and variant != "standard":
+        raise TdgammonError("pubeval plays standard backgammon only: use --opponent heuristic")
     torch.set_num_threads(threads)
-    agent_a = make_agent(model)
-    agent_b = make_agent(opponent)
+    agent_a = make_agent(model, variant=variant)
+    agent_b = make_agent(opponent, variant=variant)
     if agent_a.name == agent_b.name:
         agent_b.name = agent_b.name + "-b"
-    result = play_duel(agent_a, agent_b, games, seed)
+    result = play_variant_duel(agent_a, agent_b, games, seed, variant)
     return result.summary(), result.text()
 
 

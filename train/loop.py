@@ -9,7 +9,9 @@ exactly: the in-flight games, the optimizer, the counters and both random
 generators are restored.
 
 Files in ``run.run_dir``: ``checkpoint.pt`` (latest, for ``--resume``),
-``best.pt`` (model file of the best network by ppg against pubeval),
+``best.pt`` (model file of the best network by ppg against pubeval; for the
+other variants (``model.variant``) against ``engine.heuristic_agent``, whose
+games are played by ``train.evaluate.play_variant_duel``),
 ``metrics.jsonl`` (one JSON line per evaluation, for the learning curve),
 ``config.toml`` (resolved config), ``tb/`` (TensorBoard: loss, learning rate,
 games/s, ppg against pubeval and against the best so far).
@@ -80,12 +82,13 @@ class Trainer:
         self.optimizer = self._make_optimizer()
         self.rng = np.random.default_rng(config.selfplay.seed)
         torch.manual_seed(config.selfplay.seed)
+        self.variant = config.model.variant
         self.selfplay = SelfPlay(
-            config.selfplay.parallel_games, self.rng, config.selfplay.exploration
+            config.selfplay.parallel_games, self.rng, config.selfplay.exploration, self.variant
         )
         self.counters = Counters()
         self.best_ppg: float | None = None
-        self.evaluator = NetworkEvaluator(self.network, self.preset, "current")
+        self.evaluator = NetworkEvaluator(self.network, self.preset, "current", self.variant)
         if resume_from is not None:
             self._restore(resume_from)
         self._writer = None
@@ -138,12 +141,15 @@ class Trainer:
                 "torch": torch.random.get_rng_state(),
             },
             "selfplay": self.selfplay.state(),
+            # ppg of best.pt against the evaluation opponent (pubeval; the heuristic
+            # for variants), under the historical key.
             "best": {"ppg_vs_pubeval": self.best_ppg},
         }
 
     def card(self) -> dict:
         return {
             "preset": self.preset.name,
+            "variant": self.variant,
             "games": self.counters.games,
             "steps": self.counters.steps,
             "train_seconds": round(self.counters.seconds, 1),
@@ -189,29 +195,39 @@ class Trainer:
 
     # ------------------------------------------------------------ evaluation
 
+    def opponent_name(self) -> str:
+        """The periodic evaluation's opponent: pubeval (standard) or the heuristic."""
+        return "pubeval" if self.variant == "standard" else "heuristic"
+
     def evaluate(self) -> dict:
         from engine.agents import PubevalAgent
-        from engine.duel import play_duel
+        from engine.heuristic_agent import HeuristicAgent
+        from train.evaluate import play_variant_duel
 
         cfg = self.config.eval
+        opp = self.opponent_name()
         agent = NetworkAgent(self.evaluator, "current")
+        opponent = PubevalAgent() if opp == "pubeval" else HeuristicAgent(self.variant)
         result = {"games_trained": self.counters.games, "train_seconds": self.counters.seconds}
-        vs_pubeval = play_duel(
-            agent, PubevalAgent(), cfg.pubeval_games, cfg.seed, cfg.parallel_pairs
+        vs_opp = play_variant_duel(
+            agent, opponent, cfg.pubeval_games, cfg.seed, self.variant, cfg.parallel_pairs
         )
-        result["ppg_vs_pubeval"] = vs_pubeval.ppg
-        result["ci95_vs_pubeval"] = vs_pubeval.ci95
-        result["win_rate_vs_pubeval"] = vs_pubeval.summary()["win_rate"]
+        result[f"ppg_vs_{opp}"] = vs_opp.ppg
+        result[f"ci95_vs_{opp}"] = vs_opp.ci95
+        result[f"win_rate_vs_{opp}"] = vs_opp.summary()["win_rate"]
         best_path = self.run_dir / BEST_NAME
         if cfg.best_games > 0 and best_path.is_file():
             preset, network, _ = load_model(best_path)
-            best = NetworkAgent(NetworkEvaluator(network, preset, "best"))
-            vs_best = play_duel(agent, best, cfg.best_games, cfg.seed + 1, cfg.parallel_pairs)
+            best = NetworkAgent(NetworkEvaluator(network, preset, "best", self.variant))
+            vs_best = play_variant_duel(
+                agent, best, cfg.best_games, cfg.seed + 1, self.variant, cfg.parallel_pairs
+            )
             result["ppg_vs_best"] = vs_best.ppg
             result["ci95_vs_best"] = vs_best.ci95
-        if self.best_ppg is None or vs_pubeval.ppg > self.best_ppg:
-            self.best_ppg = vs_pubeval.ppg
-            card = dict(self.card(), ppg_vs_pubeval=vs_pubeval.ppg, ci95=vs_pubeval.ci95)
+        if self.best_ppg is None or vs_opp.ppg > self.best_ppg:
+            self.best_ppg = vs_opp.ppg
+            card = dict(self.card(), ci95=vs_opp.ci95)
+            card[f"ppg_vs_{opp}"] = vs_opp.ppg
             save_model(best_path, self.preset, self.network, card)
             result["new_best"] = True
         self.counters.last_eval_games = self.counters.games
@@ -310,9 +326,10 @@ def train(config: Config, resume_data: dict | None = None, echo=_echo) -> Traine
             dynamic_ncols=True,
             mininterval=1.0,
         )
+    variant_note = "" if trainer.variant == "standard" else f" ({trainer.variant})"
     echo(
-        f"training {trainer.preset.name} in {run_dir} from game {trainer.counters.games} "
-        f"to {cfg.max_games}"
+        f"training {trainer.preset.name}{variant_note} in {run_dir} from game "
+        f"{trainer.counters.games} to {cfg.max_games}"
     )
     stop = _StopOnSignal()
     try:
@@ -339,17 +356,18 @@ def train(config: Config, resume_data: dict | None = None, echo=_echo) -> Traine
             every = config.eval.every_games
             if every and trainer.counters.games - trainer.counters.last_eval_games >= every:
                 result = trainer.evaluate()
+                opp = trainer.opponent_name()
                 trainer.log(
                     {
-                        "eval/ppg_vs_pubeval": result["ppg_vs_pubeval"],
+                        f"eval/ppg_vs_{opp}": result[f"ppg_vs_{opp}"],
                         "eval/ppg_vs_best": result.get("ppg_vs_best", float("nan")),
                     }
                 )
                 with open(run_dir / METRICS_NAME, "a") as out:
                     out.write(json.dumps(result) + "\n")
                 message = (
-                    f"games {result['games_trained']}: {result['ppg_vs_pubeval']:+.3f} ppg vs "
-                    f"pubeval (+/- {result['ci95_vs_pubeval']:.3f})"
+                    f"games {result['games_trained']}: {result[f'ppg_vs_{opp}']:+.3f} ppg vs "
+                    f"{opp} (+/- {result[f'ci95_vs_{opp}']:.3f})"
                 )
                 if "ppg_vs_best" in result:
                     message += f", {result['ppg_vs_best']:+.3f} vs best"

@@ -28,27 +28,44 @@ ordinary minibatch regression over many games at once, which is what a CPU
 does well. The cost is that ``v_t`` comes from the weights of the moment of
 play (at most one update cycle old), a standard approximation of the offline
 lambda-return algorithm. Game-end targets are always the true outcome.
+
+Variants (``engine.variants``, config ``model.variant``): games start from the
+variant's position, plays come from ``generate_moves(..., variant)``, a game
+ends when the mover has borne off ``variant.checkers``, and the final target
+is the variant's exact outcome (``engine.evaluator.terminal_probs``: for
+Acey-Deucey win / win gammon / lose gammon carry the checkers-left stake).
+An Acey-Deucey 1-2 that earns the extra roll leaves the same player to roll:
+the board is not flipped and that ply's target is NOT inverted, so
+``lambda_returns`` takes a per-ply ``same_player`` flag.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.board import CHECKERS_PER_SIDE, MOVER_OFF, flip, starting_board
-from engine.evaluator import NetworkEvaluator, best_rows
+from engine.board import MOVER_OFF, flip
+from engine.evaluator import NetworkEvaluator, best_rows, variant_equity
 from engine.movegen import generate_moves
 from engine.random_play import pick_random_children
-from models.outputs import equity, invert
+from engine.variants import Variant, get_variant
+from models.outputs import invert
 
-MAX_PLIES = 4000
+MAX_PLIES = 10000
 """A self-play game longer than this is a bug."""
 
 
-def lambda_returns(values: np.ndarray, lengths: np.ndarray, td_lambda: float) -> np.ndarray:
+def lambda_returns(
+    values: np.ndarray,
+    lengths: np.ndarray,
+    td_lambda: float,
+    same_player: np.ndarray | None = None,
+) -> np.ndarray:
     """Lambda-returns of finished games (see the module docstring).
 
     values: ``(G, L, 5) float32``: ``v_t`` of each game (mover-of-ply-t view),
     padded after ``lengths[g]`` plies; the last real ply holds the true outcome.
+    same_player: ``(G, L) bool`` or None: ply t+1 is played by the mover of
+    ply t (Acey-Deucey extra roll), so ``G_{t+1}`` is used without ``invert``.
     Returns ``(G, L, 5) float32`` targets (padding rows are zero).
     """
     games, longest, _ = values.shape
@@ -57,7 +74,10 @@ def lambda_returns(values: np.ndarray, lengths: np.ndarray, td_lambda: float) ->
     for t in range(longest - 1, -1, -1):
         last = lengths - 1 == t
         inside = t < lengths - 1
-        step = (1.0 - td_lambda) * values[:, t] + td_lambda * invert(carry)
+        following = invert(carry)
+        if same_player is not None:
+            following = np.where(same_player[:, t, None], carry, following)
+        step = (1.0 - td_lambda) * values[:, t] + td_lambda * following
         carry = np.where(last[:, None], values[:, t], np.where(inside[:, None], step, 0.0))
         out[:, t] = carry
     return out.astype(np.float32)
@@ -67,16 +87,26 @@ class SelfPlay:
     """The state of ``games`` self-play games in flight, plus finished games not yet
     used for training. ``state()`` / ``load_state()`` make a resume exact."""
 
-    def __init__(self, games: int, rng: np.random.Generator, exploration: float = 0.0) -> None:
+    def __init__(
+        self,
+        games: int,
+        rng: np.random.Generator,
+        exploration: float = 0.0,
+        variant: str | Variant | None = None,
+    ) -> None:
         self.games = games
         self.rng = rng
         self.exploration = exploration
-        self.boards = np.repeat(starting_board()[None, :], games, axis=0)
+        self.variant = get_variant(variant)
+        self.start = self.variant.starting_board()
+        self.boards = np.repeat(self.start[None, :], games, axis=0)
         self.plies = np.zeros(games, dtype=np.int64)
         self.history_boards = np.zeros((games, 128, 30), dtype=np.int8)
         self.history_values = np.zeros((games, 128, 5), dtype=np.float32)
+        self.history_same = np.zeros((games, 128), dtype=bool)
         self.finished_boards: list[np.ndarray] = []
         self.finished_values: list[np.ndarray] = []
+        self.finished_same: list[np.ndarray] = []
         self.finished_positions = 0
         self.games_finished = 0
         self.plies_played = 0
@@ -93,9 +123,9 @@ class SelfPlay:
     def step(self, evaluator: NetworkEvaluator) -> int:
         """Play one ply in every game. Returns the number of games that ended."""
         dice = self._roll()
-        moves = generate_moves(self.boards, dice)
+        moves = generate_moves(self.boards, dice, self.variant)
         probs = evaluator.play_probabilities(moves)
-        chosen = best_rows(equity(probs), moves.parents, self.games)
+        chosen = best_rows(variant_equity(probs, self.variant), moves.parents, self.games)
         if self.exploration > 0.0:
             explore = self.rng.random(self.games) < self.exploration
             if explore.any():
@@ -106,18 +136,23 @@ class SelfPlay:
         rows = np.arange(self.games)
         self.history_boards[rows, self.plies] = self.boards
         self.history_values[rows, self.plies] = probs[chosen]
+        after = moves.boards[chosen]
+        done = after[:, MOVER_OFF] == self.variant.checkers
+        again = np.zeros(self.games, dtype=bool)
+        if self.variant.acey_deucey_roll:
+            again = moves.extra_roll[chosen].astype(bool) & ~done
+        self.history_same[rows, self.plies] = again
         self.plies += 1
         self.plies_played += self.games
-        after = moves.boards[chosen]
-        done = after[:, MOVER_OFF] == CHECKERS_PER_SIDE
-        self.boards = flip(after)
+        self.boards = np.where(again[:, None], after, flip(after))
         if done.any():
             for g in np.flatnonzero(done):
                 n = int(self.plies[g])
                 self.finished_boards.append(self.history_boards[g, :n].copy())
                 self.finished_values.append(self.history_values[g, :n].copy())
+                self.finished_same.append(self.history_same[g, :n].copy())
                 self.finished_positions += n
-            self.boards[done] = starting_board()
+            self.boards[done] = self.start
             self.plies[done] = 0
             self.games_finished += int(done.sum())
         if self.plies.max() > MAX_PLIES:
@@ -132,6 +167,9 @@ class SelfPlay:
         self.history_values = np.concatenate(
             [self.history_values, np.zeros_like(self.history_values)], axis=1
         )
+        self.history_same = np.concatenate(
+            [self.history_same, np.zeros_like(self.history_same)], axis=1
+        )
         assert self.history_boards.shape[1] == 2 * size
 
     def take_finished(self, td_lambda: float) -> tuple[np.ndarray, np.ndarray, int]:
@@ -143,12 +181,15 @@ class SelfPlay:
         lengths = np.array([len(b) for b in self.finished_boards])
         longest = int(lengths.max())
         values = np.zeros((count, longest, 5), dtype=np.float32)
+        same = np.zeros((count, longest), dtype=bool)
         for g, v in enumerate(self.finished_values):
             values[g, : len(v)] = v
-        targets = lambda_returns(values, lengths, td_lambda)
+            same[g, : len(v)] = self.finished_same[g]
+        targets = lambda_returns(values, lengths, td_lambda, same if same.any() else None)
         mask = np.arange(longest)[None, :] < lengths[:, None]
         boards = np.concatenate(self.finished_boards)
         self.finished_boards, self.finished_values, self.finished_positions = [], [], 0
+        self.finished_same = []
         return boards, targets[mask], count
 
     def state(self) -> dict:
@@ -159,8 +200,10 @@ class SelfPlay:
             "plies": self.plies.copy(),
             "history_boards": self.history_boards[:, :longest].copy(),
             "history_values": self.history_values[:, :longest].copy(),
+            "history_same": self.history_same[:, :longest].copy(),
             "finished_boards": [b.copy() for b in self.finished_boards],
             "finished_values": [v.copy() for v in self.finished_values],
+            "finished_same": [s.copy() for s in self.finished_same],
             "games_finished": self.games_finished,
             "plies_played": self.plies_played,
         }
@@ -174,10 +217,17 @@ class SelfPlay:
         self.history_values = np.zeros((self.games, size, 5), dtype=np.float32)
         hb = np.asarray(state["history_boards"])
         hv = np.asarray(state["history_values"])
+        self.history_same = np.zeros((self.games, size), dtype=bool)
         self.history_boards[:, : hb.shape[1]] = hb
         self.history_values[:, : hv.shape[1]] = hv
+        if "history_same" in state:  # absent in checkpoints written before variants
+            hs = np.asarray(state["history_same"]).astype(bool)
+            self.history_same[:, : hs.shape[1]] = hs
         self.finished_boards = [np.asarray(b).astype(np.int8) for b in state["finished_boards"]]
         self.finished_values = [np.asarray(v).astype(np.float32) for v in state["finished_values"]]
+        self.finished_same = [
+            np.asarray(s).astype(bool) for s in state.get("finished_same", [])
+        ] or [np.zeros(len(b), dtype=bool) for b in self.finished_boards]
         self.finished_positions = sum(len(b) for b in self.finished_boards)
         self.games_finished = int(state["games_finished"])
         self.plies_played = int(state["plies_played"])
