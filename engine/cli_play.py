@@ -13,15 +13,18 @@ import sys
 from engine.errors import FormatError, TdgammonError
 from engine.variants import VARIANTS, get_variant
 
-AGENT_NAMES = ("pubeval", "random", "network", "bot", "human")
+AGENT_NAMES = ("pubeval", "random", "heuristic", "network", "bot", "human")
 
 
-def _network_agent(name: str | None = None):
-    """The shipped network as an agent; TdgammonError when none is available."""
+def _network_agent(variant: str = "standard", name: str | None = None):
+    """The shipped network of ``variant`` as an agent; TdgammonError when none is available."""
     try:
-        from engine.evaluator import NetworkAgent, default_evaluator
+        from engine.evaluator import NetworkAgent, default_evaluator, load_evaluator
+        from models import shipped_model
 
-        return NetworkAgent(default_evaluator(), name)
+        if variant == "standard":
+            return NetworkAgent(default_evaluator(), name)
+        return NetworkAgent(load_evaluator(shipped_model(variant), f"tdgammon-{variant}"), name)
     except TdgammonError:
         raise
     except Exception as error:  # noqa: BLE001 - no torch, no model file, ...
@@ -30,9 +33,9 @@ def _network_agent(name: str | None = None):
         ) from None
 
 
-def make_agent(name: str, seed: int | None = None):
-    """An agent by name: pubeval, random, network, bot (network if shipped, else
-    pubeval), human, or a model file path (``*.pt``)."""
+def make_agent(name: str, seed: int | None = None, variant: str = "standard"):
+    """An agent by name: pubeval, random, heuristic, network, bot (the variant's shipped
+    network if there is one, else pubeval), human, or a model file path (``*.pt``)."""
     from engine.agents import PubevalAgent, RandomAgent
     from engine.human import HumanAgent
 
@@ -41,13 +44,17 @@ def make_agent(name: str, seed: int | None = None):
         return PubevalAgent()
     if key == "random":
         return RandomAgent(seed)
+    if key == "heuristic":
+        from engine.heuristic_agent import HeuristicAgent
+
+        return HeuristicAgent(variant)
     if key == "human":
         return HumanAgent()
     if key == "network":
-        return _network_agent()
+        return _network_agent(variant)
     if key == "bot":
         try:
-            return _network_agent()
+            return _network_agent(variant)
         except TdgammonError:
             return PubevalAgent()
     if key.endswith((".pt", ".pth", ".ckpt")):
@@ -113,7 +120,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.save and not args.save.lower().endswith(".mat"):
         raise FormatError(f"--save must name a .mat file, got {args.save!r}")
     settings = _settings(args, max_games=0 if args.length else max(args.games, 1))
-    opponent = make_agent(args.opponent, args.seed)
+    opponent = make_agent(args.opponent, args.seed, get_variant(args.variant).name)
     me = HumanAgent(args.name)
     if getattr(opponent, "is_human", False):
         opponent = HumanAgent(args.opponent_name or "player 2")
@@ -167,8 +174,9 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise FormatError(f"--games must be at least 1, got {args.games}")
     seed = 0 if args.seed is None else args.seed
-    agent_a = make_agent(args.a, seed)
-    agent_b = make_agent(args.b, seed + 1)
+    variant = get_variant(args.variant).name
+    agent_a = make_agent(args.a, seed, variant)
+    agent_b = make_agent(args.b, seed + 1, variant)
     for agent in (agent_a, agent_b):
         if getattr(agent, "is_human", False):
             raise FormatError("tdgammon match is for bots; use tdgammon play to play yourself")

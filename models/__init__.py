@@ -9,3 +9,10 @@ from pathlib import Path
 
 SHIPPED_MODEL = Path(__file__).with_name("tdgammon-tesauro80.pt")
 """The trained network every command uses by default (model card: same name, ``.md``)."""
+
+
+def shipped_model(variant: str = "standard") -> Path:
+    """The shipped model file of a variant (``tdgammon-<variant>.pt``; standard: SHIPPED_MODEL)."""
+    if variant == "standard":
+        return SHIPPED_MODEL
+    return Path(__file__).with_name(f"tdgammon-{variant}.pt")
