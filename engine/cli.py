@@ -2,7 +2,9 @@
 
 Sub-commands live in small modules, each with ``register(commands,
 bench_targets)``: it adds its sub-parsers (``set_defaults(run=...)``) and may
-add targets to ``tdgammon bench TARGET``. ``COMMAND_MODULES`` lists them by
+add targets to ``tdgammon bench TARGET``; a module whose bench targets take
+options of their own also defines ``add_bench_arguments(bench_parser)``.
+``COMMAND_MODULES`` lists them by
 name; modules outside ``engine`` (``train.cli``) are imported by name only
 here, the one place where the interface layer reaches the training package,
 and must keep heavy imports (torch) inside their functions.
@@ -84,21 +86,30 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     bench_targets = {"movegen": bench_movegen_command}
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(commands, bench_targets)
+    modules = [importlib.import_module(name) for name in COMMAND_MODULES]
+    for module in modules:
+        module.register(commands, bench_targets)
 
     bench = commands.add_parser("bench", help="measure performance")
     bench.add_argument("target", choices=sorted(bench_targets), help="what to measure")
-    bench.add_argument(
-        "--batch-sizes", default="1,64,4096", help="movegen: comma-separated batch sizes"
+    movegen = bench.add_argument_group("movegen (and shared)")
+    movegen.add_argument("--batch-sizes", default="1,64,4096", help="comma-separated batch sizes")
+    movegen.add_argument(
+        "--sample",
+        type=int,
+        default=16384,
+        help="positions in the fixed sample (analysis: decisions, at most 50)",
     )
-    bench.add_argument(
-        "--sample", type=int, default=16384, help="movegen: positions in the fixed sample"
-    )
-    bench.add_argument(
-        "--seconds", type=float, default=2.0, help="movegen: minimum time per batch size"
+    movegen.add_argument(
+        "--seconds",
+        type=float,
+        default=2.0,
+        help="minimum time per batch size (selfplay: per preset)",
     )
     bench.add_argument("--json", action="store_true", help="print JSON")
+    for module in modules:
+        if hasattr(module, "add_bench_arguments"):
+            module.add_bench_arguments(bench)
     bench.set_defaults(run=lambda args: bench_targets[args.target](args))
     return parser
 

@@ -3,12 +3,8 @@
 Thin: parse, call ``train.loop`` / ``train.evaluate``, print. torch is imported
 inside the functions only, so ``tdgammon moves`` does not pay for it.
 
-The bench sub-command's parser is built by ``engine.cli`` after every module
-has registered, and offers no hook for target-specific options; ``register``
-therefore wraps ``commands.add_parser`` so that the ``bench`` parser, when it
-is created, also gets the options of the targets added here (``--model``,
-``--opponent``, ``--games``, ``--seed``, ``--presets``, ``--threads``,
-``--parallel-games``).
+The options of the two bench targets are added to the ``bench`` parser by
+``add_bench_arguments``, which ``engine.cli`` calls.
 """
 
 from __future__ import annotations
@@ -27,7 +23,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_bench_options(bench: argparse.ArgumentParser) -> None:
+def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
+    """Options of the ``strength`` and ``selfplay`` bench targets (called by ``engine.cli``)."""
     group = bench.add_argument_group("strength / selfplay")
     group.add_argument(
         "--model", default=None, help="strength: model file or checkpoint (default: shipped)"
@@ -114,13 +111,3 @@ def register(commands, bench_targets: dict) -> None:
     train.set_defaults(run=cmd_train)
     bench_targets["strength"] = cmd_bench_strength
     bench_targets["selfplay"] = cmd_bench_selfplay
-
-    original = commands.add_parser
-
-    def add_parser(name, **kwargs):
-        parser = original(name, **kwargs)
-        if name == "bench":
-            _add_bench_options(parser)
-        return parser
-
-    commands.add_parser = add_parser
