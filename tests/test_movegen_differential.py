@@ -2,9 +2,10 @@
 
 20,000 (position, roll) pairs from games with random dice (half played by
 random plays, half by pubeval, whose games make points, primes and closed
-boards), plus arbitrary random boards and constructed closed-board positions, compared as sets of resulting boards at batch size
-1 and at large batch sizes. The seed comes from TDGAMMON_TEST_SEED (default
-20261129) and is printed in every failure message.
+boards), plus arbitrary random boards and constructed closed-board positions,
+compared as sets of resulting boards at batch size 1 and at large batch sizes.
+The seed comes from TDGAMMON_TEST_SEED (default 20261129) and is printed in
+every failure message.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def sample():
     boards = np.concatenate([game_boards, odd_boards])
     dice = np.concatenate([game_dice, odd_dice])
     references = [
-        frozenset(p.board for p in legal_plays(b, d)) for b, d in zip(boards, dice)
+        frozenset(p.board for p in legal_plays(b, d)) for b, d in zip(boards, dice, strict=True)
     ]
     return boards, dice, references
 
