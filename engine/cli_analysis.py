@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from engine.cli_positions import POSITION_HELP, _field, run_batch
+from engine.cli_positions import POSITION_HELP, _field, dice_for, run_batch
 from engine.dice import check_dice, parse_dice
 from engine.errors import FormatError
 from engine.formats.parse import parse_position
@@ -224,19 +224,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hint_dice(position: Position, dice) -> tuple[int, int]:
-    if dice is not None:
-        return dice
-    if position.dice is not None:
-        return position.dice
-    raise FormatError("no dice: give --dice (e.g. --dice 52) or a position with dice rolled")
-
-
 def _hint_request(search: Search, request: dict, plies: int) -> dict:
     position = _request_position(request)
     dice = check_dice(request["dice"]) if "dice" in request else None
     return hint_report(
-        search, position, _hint_dice(position, dice), _plies(request.get("plies"), plies)
+        search, position, dice_for(position, dice), _plies(request.get("plies"), plies)
     )
 
 
@@ -247,7 +239,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
         search = load_search(args.model)
         return run_batch(sys.stdin, sys.stdout, lambda r: _hint_request(search, r, plies))
     position = parse_position(args.position)
-    dice = _hint_dice(position, dice)
+    dice = dice_for(position, dice)
     report = hint_report(load_search(args.model), position, dice, plies)
     print(json.dumps(report) if args.json else _hint_text(report))
     return 0

@@ -49,9 +49,10 @@ def legal_moves_report(position: Position, dice: tuple[int, int]) -> dict:
     }
 
 
-def _dice_for(position: Position, dice_text: str | None) -> tuple[int, int]:
-    if dice_text is not None:
-        return parse_dice(dice_text)
+def dice_for(position: Position, dice: tuple[int, int] | None) -> tuple[int, int]:
+    """The roll to analyse: ``dice`` when given (already checked), else the position's own."""
+    if dice is not None:
+        return dice
     if position.dice is not None:
         return position.dice
     raise FormatError("no dice: give --dice (e.g. --dice 52) or a position with dice rolled")
@@ -72,20 +73,16 @@ def cmd_moves(args: argparse.Namespace) -> int:
     if args.position == "-":
         return run_batch(sys.stdin, sys.stdout, _moves_from_request)
     position = parse_position(args.position)
-    report = legal_moves_report(position, _dice_for(position, args.dice))
+    dice = parse_dice(args.dice) if args.dice is not None else None
+    report = legal_moves_report(position, dice_for(position, dice))
     print(json.dumps(report) if args.json else _moves_text(report))
     return 0
 
 
 def _moves_from_request(request: dict) -> dict:
     position = parse_position(_field(request, "position", str))
-    if "dice" in request:
-        dice = check_dice(request["dice"])
-    elif position.dice is not None:
-        dice = position.dice
-    else:
-        raise FormatError('missing "dice" (e.g. "dice": [5, 2])')
-    return legal_moves_report(position, dice)
+    dice = check_dice(request["dice"]) if "dice" in request else None
+    return legal_moves_report(position, dice_for(position, dice))
 
 
 def _field(request: dict, name: str, kind: type):

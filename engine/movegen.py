@@ -552,15 +552,8 @@ def generate_moves(
         parts.append(_widen(plays, width) if plays.moves.shape[1] < width else plays)
         named.append(np.zeros(count, np.int8) if named_double is None else named_double)
         extra.append(np.zeros(count, bool) if extra_roll is None else extra_roll)
-    if not parts:
-        empty = np.zeros(0, np.int64)
-        return MoveList(
-            np.zeros((0, BOARD_SIZE), BOARD_DTYPE),
-            empty,
-            _empty_moves(0, width),
-            np.zeros(0, np.int8),
-            np.zeros(0, bool),
-        )
+    if not parts:  # an empty batch
+        parts, named, extra = [_Plays.empty(width)], [np.zeros(0, np.int8)], [np.zeros(0, bool)]
     parents = np.concatenate([p.parents for p in parts]).astype(np.int64)
     # A stable sort of 16-bit keys is a radix sort in numpy: O(M).
     sort_keys = parents.astype(np.int16) if len(boards) <= np.iinfo(np.int16).max else parents
