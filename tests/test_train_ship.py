@@ -1,0 +1,82 @@
+"""The ship tool (train/ship.py): model file, measured figures and card, standard and variant."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from engine.cli import main
+from models.network import load_model
+from train import ship
+from train.evaluate import strength
+
+TINY = """
+[model]
+preset = "{preset}"
+variant = "{variant}"
+[selfplay]
+parallel_games = 16
+[td]
+update_positions = 256
+minibatch_size = 64
+[eval]
+every_games = 20
+pubeval_games = 4
+best_games = 0
+parallel_pairs = 4
+[run]
+run_dir = "{run_dir}"
+max_games = 24
+tensorboard = false
+progress = false
+"""
+
+
+def _tiny_run(tmp_path, preset: str, variant: str):
+    run_dir = tmp_path / "run"
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY.format(preset=preset, variant=variant, run_dir=run_dir.as_posix()))
+    assert main(["train", "--config", str(config)]) == 0
+    return run_dir
+
+
+@pytest.mark.parametrize(
+    ("preset", "variant", "opponents", "name"),
+    [
+        ("tiny", "standard", [("pubeval", 4), ("random", 2)], "tdgammon-tiny"),
+        ("tiny_hand", "dutch", [("heuristic", 4)], "tdgammon-dutch"),
+    ],
+)
+def test_ship_writes_a_model_whose_card_figures_reproduce(
+    tmp_path, preset, variant, opponents, name
+):
+    run_dir = _tiny_run(tmp_path, preset, variant)
+    out = tmp_path / "models"
+    out.mkdir()
+    path = ship.ship(run_dir, "best", opponents, out, note="a test run", echo=lambda _: None)
+    assert path == out / f"{name}.pt"
+    loaded_preset, _, card = load_model(path)
+    assert loaded_preset.name == preset and card["variant"] == variant
+    assert set(card["strength"]) == {opp for opp, _ in opponents}
+    text = (out / f"{name}.md").read_text()
+    assert f"# Model card: {name}" in text and "a test run" in text
+    assert f"| Variant | `{variant}` |" in text
+    for opponent, games in opponents:
+        command = (
+            f"tdgammon bench strength --model models/{name}.pt --opponent {opponent} "
+            f"--games {games} --seed {ship.SHIP_SEED}"
+        )
+        assert command in text
+        row = re.search(rf"^\| {opponent} \| {games:,} \| \*\*([+-][0-9.]+)\*\*", text, re.M)
+        summary, _ = strength(str(path), opponent, games, ship.SHIP_SEED, 1)
+        assert row is not None and float(row.group(1)) == pytest.approx(summary["ppg"], abs=5e-4)
+
+
+def test_ship_errors_are_one_line(tmp_path, capsys):
+    assert ship.main([str(tmp_path / "missing")]) == 2
+    assert "missing" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        ship.main([str(tmp_path), "--against", "heuristic"])
+    assert exit_info.value.code == 2
+    assert "OPPONENT:GAMES" in capsys.readouterr().err
