@@ -126,6 +126,14 @@ class TerminalSession:
     def name(self, seat: int) -> str:
         return self.match.names[seat]
 
+    def does(self, seat: int, verb: str) -> str:
+        """``"tdgammon rolls"``, or ``"you roll"`` for a player named you: ``verb`` is
+        the third-person form (rolls, plays, doubles, ...)."""
+        name = self.name(seat)
+        if name.lower() == "you" and verb.endswith("s"):
+            verb = verb[:-1]
+        return f"{name} {verb}"
+
     def draw(self) -> None:
         if not self.show_board:
             return
@@ -193,8 +201,8 @@ class TerminalSession:
             extra = f"; the cube is now {game.cube_value}" if game.cube_value > 1 else ""
             self.say(f"Opening roll: a tie, roll again{extra}")
         d = game.dice
-        self.say(f"Opening roll: {self.name(game.turn)} rolls {d[0]}, the other {d[1]}.")
-        self.say(f"{self.name(game.turn)} moves first with {d[0]}-{d[1]}.")
+        self.say(f"Opening roll: {self.does(game.turn, 'rolls')} {d[0]}, the other {d[1]}.")
+        self.say(f"{self.does(game.turn, 'moves')} first with {d[0]}-{d[1]}.")
         self.draw()
 
     # ------------------------------------------------------------ bots
@@ -203,27 +211,27 @@ class TerminalSession:
         phase, before = game.phase, game.board.copy()
         dice = game.dice
         bot_step(game, self.players)
-        who = self.name(seat)
         if phase == TO_MOVE:
             action = game.history[-1]
             moves = action.moves
             text = format_move(before, list(moves), action.named_double) if moves else "cannot move"
-            self.say(f"{who} plays {dice[0]}-{dice[1]}: {text}")
-            self._say_extra_roll(action, who)
+            self.say(f"{self.does(seat, 'plays')} {dice[0]}-{dice[1]}: {text}")
+            self._say_extra_roll(action, seat)
             if not game.is_over:
                 self.draw()
         elif phase in (TO_ROLL, BEAVERED):
             if game.phase in (DOUBLED,):
-                self.say(f"{who} doubles to {2 * game.cube_value}.")
+                self.say(f"{self.does(seat, 'doubles')} to {2 * game.cube_value}.")
             else:
-                self.say(f"{who} rolls {game.dice[0]}-{game.dice[1]}.")
+                self.say(f"{self.does(seat, 'rolls')} {game.dice[0]}-{game.dice[1]}.")
         elif phase == DOUBLED:
             last = game.history[-1].kind
             words = {"take": "takes", "drop": "drops", "beaver": "beavers"}
-            self.say(f"{who} {words.get(last, last)}; the cube is at {game.cube_value}.")
+            self.say(f"{self.does(seat, words.get(last, last))}; the cube is at {game.cube_value}.")
         elif phase == RESIGNING:
             accepted = game.is_over
-            self.say(f"{who} {'accepts' if accepted else 'rejects'} the resignation.")
+            verb = "accepts" if accepted else "rejects"
+            self.say(f"{self.does(seat, verb)} the resignation.")
 
     # ------------------------------------------------------------ humans
 
@@ -239,18 +247,21 @@ class TerminalSession:
             self.say(text)  # echo scripted input so transcripts read naturally
         return text
 
-    def _say_extra_roll(self, action, who: str) -> None:
+    def _say_extra_roll(self, action, seat: int) -> None:
         if action.extra_roll:
-            self.say(f"{who} played the named double in full and rolls again (rules.md 7).")
+            self.say(
+                f"{self.name(seat)} played the named double in full; "
+                f"{self.does(seat, 'rolls')} again (rules.md 7)."
+            )
 
     def _human_step(self, game: Game, seat: int) -> None:
         who = self.name(seat)
         if game.phase == TO_ROLL and not game.may_double:
             d = game.roll()
-            self.say(f"{who} rolls {d[0]}-{d[1]}.")
+            self.say(f"{self.does(seat, 'rolls')} {d[0]}-{d[1]}.")
             return
         if game.phase == TO_MOVE and not game.can_play():
-            self.say(f"{who} rolls {game.dice[0]}-{game.dice[1]} and cannot move.")
+            self.say(f"{self.does(seat, 'rolls')} {game.dice[0]}-{game.dice[1]} and cannot move.")
             game.play(())
             if not game.is_over:
                 self.draw()
@@ -314,10 +325,10 @@ class TerminalSession:
             game.offer_resignation(RESIGN_WORDS[rest], seat=seat)
         elif game.phase == TO_ROLL and word in ("", "roll", "r"):
             d = game.roll(seat=seat)
-            self.say(f"{self.name(seat)} rolls {d[0]}-{d[1]}.")
+            self.say(f"{self.does(seat, 'rolls')} {d[0]}-{d[1]}.")
         elif game.phase == TO_ROLL and word in ("double", "d"):
             game.double(seat=seat)
-            self.say(f"{self.name(seat)} doubles to {2 * game.cube_value}.")
+            self.say(f"{self.does(seat, 'doubles')} to {2 * game.cube_value}.")
         elif game.phase == DOUBLED and word in ("take", "t", "drop", "pass", "p", "beaver", "b"):
             if word in ("take", "t"):
                 game.take(seat=seat)
@@ -330,7 +341,7 @@ class TerminalSession:
                 game.raccoon(seat=seat)
             else:
                 d = game.roll(seat=seat)
-                self.say(f"{self.name(seat)} rolls {d[0]}-{d[1]}.")
+                self.say(f"{self.does(seat, 'rolls')} {d[0]}-{d[1]}.")
         elif game.phase == RESIGNING and word in ("accept", "a", "yes", "y", "reject", "r", "no"):
             if word in ("accept", "a", "yes", "y"):
                 game.accept_resignation(seat=seat)
@@ -348,8 +359,8 @@ class TerminalSession:
             pairs = game.play_text(line, seat=seat)
             action = game.history[-1]
             text = format_move(board, list(pairs), action.named_double) or "nothing"
-            self.say(f"{self.name(seat)} plays {text}")
-            self._say_extra_roll(action, self.name(seat))
+            self.say(f"{self.does(seat, 'plays')} {text}")
+            self._say_extra_roll(action, seat)
             if not game.is_over:
                 self.draw()
         elif game.phase == TO_ROLL and "/" in line:
