@@ -11,32 +11,10 @@ from models.network import load_model
 from train import ship
 from train.evaluate import strength
 
-TINY = """
-[model]
-preset = "{preset}"
-variant = "{variant}"
-[selfplay]
-parallel_games = 16
-[td]
-update_positions = 256
-minibatch_size = 64
-[eval]
-every_games = 20
-pubeval_games = 4
-best_games = 0
-parallel_pairs = 4
-[run]
-run_dir = "{run_dir}"
-max_games = 24
-tensorboard = false
-progress = false
-"""
 
-
-def _tiny_run(tmp_path, preset: str, variant: str):
+def _tiny_run(tmp_path, tiny_config, preset: str, variant: str):
     run_dir = tmp_path / "run"
-    config = tmp_path / "tiny.toml"
-    config.write_text(TINY.format(preset=preset, variant=variant, run_dir=run_dir.as_posix()))
+    config = tiny_config(run_dir, model={"preset": preset, "variant": variant})
     assert main(["train", "--config", str(config)]) == 0
     return run_dir
 
@@ -49,9 +27,9 @@ def _tiny_run(tmp_path, preset: str, variant: str):
     ],
 )
 def test_ship_writes_a_model_whose_card_figures_reproduce(
-    tmp_path, preset, variant, opponents, name
+    tmp_path, tiny_config, preset, variant, opponents, name
 ):
-    run_dir = _tiny_run(tmp_path, preset, variant)
+    run_dir = _tiny_run(tmp_path, tiny_config, preset, variant)
     out = tmp_path / "models"
     out.mkdir()
     path = ship.ship(run_dir, "best", opponents, out, note="a test run", echo=lambda _: None)

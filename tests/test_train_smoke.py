@@ -16,36 +16,15 @@ from engine.evaluator import NetworkAgent, load_evaluator
 from models.network import ModelFileError, load_model
 from train.checkpoint import load_checkpoint
 
-TINY = """
-[model]
-preset = "tiny"
-[selfplay]
-parallel_games = 16
-[td]
-update_positions = 256
-minibatch_size = 64
-[eval]
-every_games = 30
-pubeval_games = 20
-best_games = 10
-parallel_pairs = 10
-[run]
-max_games = 40
-checkpoint_games = 20
-tensorboard = true
-progress = false
-"""
+SMOKE = {
+    "eval": {"every_games": 30, "pubeval_games": 20, "best_games": 10, "parallel_pairs": 10},
+    "run": {"max_games": 40, "checkpoint_games": 20, "tensorboard": True},
+}
 
 
-def _write_config(tmp_path, run_dir):
-    path = tmp_path / "tiny.toml"
-    path.write_text(TINY + f'run_dir = "{run_dir.as_posix()}"\n')
-    return path
-
-
-def test_train_resume_load_and_play(tmp_path, capsys):
+def test_train_resume_load_and_play(tmp_path, tiny_config):
     run_dir = tmp_path / "run"
-    config = _write_config(tmp_path, run_dir)
+    config = tiny_config(run_dir, **SMOKE)
     assert main(["train", "--config", str(config)]) == 0
     first = load_checkpoint(run_dir / "checkpoint.pt")
     assert first["counters"]["games"] >= 40
@@ -67,15 +46,13 @@ def test_train_resume_load_and_play(tmp_path, capsys):
     assert preset.name == "tiny" and "ppg_vs_pubeval" in card
 
 
-def test_resume_is_exact(tmp_path):
+def test_resume_is_exact(tmp_path, tiny_config):
     straight = tmp_path / "straight"
     split = tmp_path / "split"
-    for run_dir in (straight, split):
-        _write_config(tmp_path, run_dir)
     common = ["--set", "eval.every_games=0", "--set", "run.tensorboard=false"]
-    cfg = str(_write_config(tmp_path, straight))
+    cfg = str(tiny_config(straight, **SMOKE))
     assert main(["train", "--config", cfg, *common, "--set", "run.max_games=60"]) == 0
-    cfg = str(_write_config(tmp_path, split))
+    cfg = str(tiny_config(split, **SMOKE))
     assert main(["train", "--config", cfg, *common, "--set", "run.max_games=30"]) == 0
     assert main(["train", "--resume", str(split), "--set", "run.max_games=60"]) == 0
     a = load_checkpoint(straight / "checkpoint.pt")

@@ -27,26 +27,11 @@ from train.checkpoint import load_checkpoint
 from train.evaluate import play_variant_duel, strength
 from train.selfplay import SelfPlay, lambda_returns
 
-TINY_DUTCH = """
-[model]
-preset = "tiny_hand"
-variant = "dutch"
-[selfplay]
-parallel_games = 16
-[td]
-update_positions = 256
-minibatch_size = 64
-[eval]
-every_games = 20
-pubeval_games = 4
-best_games = 2
-parallel_pairs = 4
-[run]
-max_games = 24
-checkpoint_games = 12
-tensorboard = false
-progress = false
-"""
+TINY_DUTCH = {
+    "model": {"preset": "tiny_hand", "variant": "dutch"},
+    "eval": {"best_games": 2},
+    "run": {"checkpoint_games": 12},
+}
 
 
 def test_acey_deucey_terminal_targets_and_equity():
@@ -133,15 +118,9 @@ def test_variant_duel_scores_by_the_variant():
     assert result.points.max() > 3  # checkers-left scoring, not 1-3
 
 
-def _write(tmp_path, run_dir):
-    path = tmp_path / "tiny_dutch.toml"
-    path.write_text(TINY_DUTCH + f'run_dir = "{run_dir.as_posix()}"\n')
-    return path
-
-
-def test_train_a_dutch_network_resume_and_bench(tmp_path, capsys):
+def test_train_a_dutch_network_resume_and_bench(tmp_path, capsys, tiny_config):
     run_dir = tmp_path / "run"
-    assert main(["train", "--config", str(_write(tmp_path, run_dir))]) == 0
+    assert main(["train", "--config", str(tiny_config(run_dir, **TINY_DUTCH))]) == 0
     first = load_checkpoint(run_dir / "checkpoint.pt")
     assert first["config"]["model"]["variant"] == "dutch"
     assert first["counters"]["games"] >= 24
