@@ -1,7 +1,7 @@
 """A simple hand-written player for every variant (a yardstick, not a strong bot).
 
 ``HeuristicAgent(variant)`` scores each legal play by the position it leaves
-(mover's view, before the flip) and takes the best, 1-ply, in one vectorized
+(mover's view, before the flip) and takes the best (greedy), in one vectorized
 numpy pass over all plays of a batch. pubeval was tuned on standard positions
 and has no input for checkers in hand, so this is the opponent used to measure
 the variant models (Dutch and Acey-Deucey start with every checker in hand).

@@ -86,7 +86,7 @@ CARD = """# Model card: {name}
 {history}## Strength
 
 Cubeless games under {variant} rules, duplicate dice (games 2k and 2k+1 share
-the dice with the seats swapped), 1-ply greedy play, dice seed {seed} (never
+the dice with the seats swapped), greedy 0-ply play, dice seed {seed} (never
 used by training evaluations). {scoring}
 
 | Opponent | Games | Points per game | 95% CI | Wins | Won 2+ points | Lost 2+ points |
