@@ -161,7 +161,8 @@ class NetworkEvaluator:
 
 
 class NetworkAgent:
-    """Agent protocol (``engine.agents``): the play maximising the mover's equity, each play valued by the network at 0-ply (the position it leaves)."""
+    """Agent protocol (``engine.agents``): the play maximising the mover's equity,
+    each play valued by the network at 0-ply (the position it leaves)."""
 
     def __init__(self, evaluator: NetworkEvaluator, name: str | None = None) -> None:
         self.evaluator = evaluator
