@@ -16,10 +16,10 @@ standard; a model's card names the variant it was trained for). Games end
 when a side has borne off ``variant.checkers``; an Acey-Deucey play that earns
 an extra roll (``MoveList.extra_roll``) is evaluated for the mover WITHOUT the
 flip, since the mover rolls again. Acey-Deucey scores the loser's checkers not
-borne off, so its five outputs mean (see ``terminal_probs``): win = p(win),
+borne off, so its five outputs mean (see ``engine.outcome.terminal_probs``): win = p(win),
 win gammon = E[win * opponent's checkers left / 15], lose gammon =
 E[loss * own checkers left / 15], the backgammon outputs 0; its equity
-(``variant_equity``) is ``15 * (wg - lg)``, the expected stake multiple.
+(``engine.outcome.variant_equity``) is ``15 * (wg - lg)``, the expected stake multiple.
 Both reduce to the standard meaning and formula for every other variant.
 """
 
@@ -32,11 +32,11 @@ import torch
 
 from engine.board import MOVER_OFF, OPPONENT_OFF, flip
 from engine.movegen import MoveList
-from engine.outcome import result_kind
-from engine.variants import SCORING_CHECKERS_LEFT, STANDARD, Variant, get_variant
+from engine.outcome import terminal_probs, variant_equity
+from engine.variants import Variant, get_variant
 from models.encoding import ENCODINGS
 from models.network import Preset, TDNetwork, load_model
-from models.outputs import LOSE_GAMMON, WIN_GAMMON, equity, invert, outcome_probs
+from models.outputs import invert
 
 CHUNK = 16384
 """Rows per network call when evaluating very large batches (bounds memory)."""
@@ -54,33 +54,6 @@ def best_rows(scores: np.ndarray, parents: np.ndarray, batch: int) -> np.ndarray
     rows = np.arange(len(scores))
     candidate = np.where(scores == top[parents], rows, len(scores))
     return np.minimum.reduceat(candidate, starts).astype(np.int64)
-
-
-def terminal_probs(boards: np.ndarray, variant: Variant = STANDARD) -> np.ndarray:
-    """Exact outputs ``(B, 5) float32`` of finished boards ``(B, 30)`` on which the
-    MOVER has just borne off ``variant.checkers`` (mover's view).
-
-    Standard scoring: single / gammon / backgammon (``outcome_probs``).
-    Acey-Deucey (checkers-left scoring): win = 1, win gammon = the opponent's
-    checkers not borne off / ``variant.checkers``, the rest 0, so that
-    ``variant_equity`` gives the stake multiple the loser pays.
-    """
-    boards = np.asarray(boards)
-    if variant.scoring == SCORING_CHECKERS_LEFT:
-        out = np.zeros((len(boards), 5), dtype=np.float32)
-        out[:, 0] = 1.0
-        left = variant.checkers + boards[:, OPPONENT_OFF].astype(np.float32)
-        out[:, WIN_GAMMON] = left / variant.checkers
-        return out
-    return outcome_probs(result_kind(boards, variant.checkers))
-
-
-def variant_equity(probs: np.ndarray, variant: Variant = STANDARD) -> np.ndarray:
-    """Cubeless equity in stakes: the standard formula, or for Acey-Deucey
-    ``checkers * (wg - lg)`` (module docstring)."""
-    if variant.scoring == SCORING_CHECKERS_LEFT:
-        return variant.checkers * (probs[..., WIN_GAMMON] - probs[..., LOSE_GAMMON])
-    return equity(probs)
 
 
 class NetworkEvaluator:

@@ -24,7 +24,8 @@ from engine.board import (
     OPPONENT_HAND,
     OPPONENT_OFF,
 )
-from engine.variants import SCORING_CHECKERS_LEFT, get_variant
+from engine.variants import SCORING_CHECKERS_LEFT, STANDARD, Variant, get_variant
+from models.outputs import LOSE_GAMMON, WIN_GAMMON, equity, outcome_probs
 
 NO_WINNER = 0
 MOVER_WINS = 1
@@ -105,3 +106,34 @@ def game_values(boards: np.ndarray, variant=None) -> np.ndarray:
         loser_off = np.where(win == MOVER_WINS, -b[..., OPPONENT_OFF], b[..., MOVER_OFF])
         return win * (variant.checkers - loser_off.astype(np.int64))
     return win * result_kind(b, variant.checkers).astype(np.int64)
+
+
+def terminal_probs(boards: np.ndarray, variant: Variant = STANDARD) -> np.ndarray:
+    """Exact outputs ``(B, 5) float32`` of finished boards ``(B, 30)`` on which the
+    MOVER has just borne off ``variant.checkers`` (mover's view).
+
+    Standard scoring: single / gammon / backgammon (``outcome_probs``).
+    Acey-Deucey (checkers-left scoring): win = 1, win gammon = the opponent's
+    checkers not borne off / ``variant.checkers``, the rest 0, so that
+    ``variant_equity`` gives the stake multiple the loser pays.
+    """
+    boards = np.asarray(boards)
+    if variant.scoring == SCORING_CHECKERS_LEFT:
+        out = np.zeros((len(boards), 5), dtype=np.float32)
+        out[:, 0] = 1.0
+        left = variant.checkers + boards[:, OPPONENT_OFF].astype(np.float32)
+        out[:, WIN_GAMMON] = left / variant.checkers
+        return out
+    return outcome_probs(result_kind(boards, variant.checkers))
+
+
+def variant_equity(probs: np.ndarray, variant: Variant = STANDARD) -> np.ndarray:
+    """Cubeless equity in stakes of probabilities ``(..., 5)`` (one player's view).
+
+    Standard scoring: ``2 pW - 1 + pWG - pLG + pWBG - pLBG`` (``models.outputs.equity``).
+    Acey-Deucey: ``checkers * (wg - lg)``, the expected stake multiple, since its
+    gammon outputs hold the expected checkers left over ``checkers`` (``terminal_probs``).
+    """
+    if variant.scoring == SCORING_CHECKERS_LEFT:
+        return variant.checkers * (probs[..., WIN_GAMMON] - probs[..., LOSE_GAMMON])
+    return equity(probs)

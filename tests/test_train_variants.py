@@ -12,14 +12,9 @@ from engine.agents import RandomAgent
 from engine.board import MOVER_HAND, OPPONENT_OFF
 from engine.cli import main
 from engine.errors import TdgammonError
-from engine.evaluator import (
-    NetworkAgent,
-    NetworkEvaluator,
-    load_evaluator,
-    terminal_probs,
-    variant_equity,
-)
+from engine.evaluator import NetworkAgent, NetworkEvaluator, load_evaluator
 from engine.heuristic_agent import HeuristicAgent
+from engine.outcome import terminal_probs, variant_equity
 from engine.variants import get_variant
 from models.network import PRESETS, build_network, load_model, save_model
 from models.outputs import invert

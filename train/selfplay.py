@@ -32,7 +32,7 @@ lambda-return algorithm. Game-end targets are always the true outcome.
 Variants (``engine.variants``, config ``model.variant``): games start from the
 variant's position, plays come from ``generate_moves(..., variant)``, a game
 ends when the mover has borne off ``variant.checkers``, and the final target
-is the variant's exact outcome (``engine.evaluator.terminal_probs``: for
+is the variant's exact outcome (``engine.outcome.terminal_probs``: for
 Acey-Deucey win / win gammon / lose gammon carry the checkers-left stake).
 An Acey-Deucey 1-2 that earns the extra roll leaves the same player to roll:
 the board is not flipped and that ply's target is NOT inverted, so
@@ -44,8 +44,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import MOVER_OFF, flip
-from engine.evaluator import NetworkEvaluator, best_rows, variant_equity
+from engine.evaluator import NetworkEvaluator, best_rows
 from engine.movegen import generate_moves
+from engine.outcome import variant_equity
 from engine.random_play import pick_random_children
 from engine.variants import Variant, get_variant
 from models.outputs import invert

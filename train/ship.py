@@ -57,7 +57,7 @@ OUTPUTS = {
     "acey-deucey": (
         "win = p(win); win gammon = E[win x opponent's checkers left] / 15; lose gammon = "
         "E[loss x own checkers left] / 15; backgammon outputs 0 (trained to 0). The player "
-        "maximises 15 x (wg - lg), the expected stake multiple (`engine.evaluator.variant_equity`)"
+        "maximises 15 x (wg - lg), the expected stake multiple (`engine.outcome.variant_equity`)"
     ),
 }
 STANDARD_OUTPUTS = "win, win gammon, win backgammon, lose gammon, lose backgammon (player on roll)"
