@@ -43,6 +43,17 @@ higher equity (GNU Backgammon's order in its hint list). The default filters
 follow GNU Backgammon's "normal" move filter: 8 candidates within 0.16 after
 0-ply, then 2 within 0.04.
 
+Variants (``engine.variants``)
+------------------------------
+``Search(evaluator, variant=...)`` (default: the evaluator's ``variant``, else
+standard) searches under that variant's rules: its move generator, its
+number of checkers for the end of the game, and its scoring (Acey-Deucey:
+checkers left, ``engine.outcome.terminal_probs`` / ``variant_equity``, and
+no bear-off database, whose gammon figures assume standard scoring). An
+Acey-Deucey play that earns the extra roll (``MoveList.extra_roll``) is
+valued for the mover, who rolls again, without the flip:
+``V(after) = E_{n-1}(after)`` instead of ``invert(E_{n-1}(flip(after)))``.
+
 Batching: every level is one ``generate_moves`` call over all (position,
 roll) pairs of the level and one evaluator call over all their plays, so the
 cost is a handful of large numpy/torch calls per level, not a Python loop over
@@ -62,7 +73,6 @@ from engine.bearoff import evaluate_bearoff, is_bearoff_position
 from engine.board import (
     BOARD_DTYPE,
     BOARD_SIZE,
-    CHECKERS_PER_SIDE,
     MOVER_OFF,
     OPPONENT_OFF,
     flip,
@@ -71,7 +81,8 @@ from engine.board import (
 from engine.dice import ALL_ROLLS, ROLL_WEIGHTS, check_dice
 from engine.errors import TdgammonError
 from engine.movegen import MoveList, generate_moves
-from engine.outcome import result_kind
+from engine.outcome import terminal_probs, variant_equity
+from engine.variants import STANDARD, Variant, get_variant
 from models.outputs import (
     LOSE_BACKGAMMON,
     LOSE_GAMMON,
@@ -80,7 +91,6 @@ from models.outputs import (
     WIN,
     WIN_BACKGAMMON,
     WIN_GAMMON,
-    outcome_probs,
 )
 from models.outputs import equity as _equity
 from models.outputs import invert as _invert
@@ -171,6 +181,8 @@ class PlayAnalysis:
     probabilities: ``(5,) float32``, the mover's, after the play (opponent to roll).
     equity: cubeless money equity of ``probabilities`` (mover's view).
     plies: the depth this play was valued at (filters stop weak plays early).
+    named_double: Acey-Deucey 1-2 only, the double named (0 otherwise).
+    extra_roll: Acey-Deucey 1-2 only, the play earns another roll.
     """
 
     moves: tuple[tuple[int, int], ...]
@@ -178,6 +190,8 @@ class PlayAnalysis:
     probabilities: np.ndarray
     equity: float
     plies: int
+    named_double: int = 0
+    extra_roll: bool = False
 
 
 class Search:
@@ -187,6 +201,8 @@ class Search:
     use_bearoff: value pure bear-offs with the exact bear-off database.
     filters: root move filters (``MoveFilter`` per level; the last repeats).
     inner_keep: plays per roll searched deeper inside the tree (0 = all).
+    variant: the rules (name or ``Variant``); default the evaluator's
+    ``variant`` attribute, else standard.
     """
 
     def __init__(
@@ -196,6 +212,7 @@ class Search:
         use_bearoff: bool = True,
         filters: Sequence[MoveFilter] = DEFAULT_FILTERS,
         inner_keep: int = 1,
+        variant: str | Variant | None = None,
     ) -> None:
         if not filters:
             raise ValueError("give at least one move filter")
@@ -204,8 +221,15 @@ class Search:
                 raise ValueError(f"bad move filter {f}: keep >= 1 and threshold >= 0")
         if inner_keep < 0:
             raise ValueError("inner_keep must be >= 0")
+        own = getattr(evaluator, "variant", None)
+        self.variant = get_variant(variant if variant is not None else own)
+        if own is not None and get_variant(own) != self.variant:
+            raise TdgammonError(
+                f"the evaluator plays {get_variant(own).name}, not {self.variant.name}"
+            )
         self.evaluator = evaluator
-        self.use_bearoff = use_bearoff
+        # The database's gammon figures assume standard scoring (not checkers left).
+        self.use_bearoff = use_bearoff and self.variant.scoring == STANDARD.scoring
         self.filters = tuple(filters)
         self.inner_keep = inner_keep
         self.name = getattr(evaluator, "name", type(evaluator).__name__)
@@ -220,18 +244,19 @@ class Search:
         """
         b, single = _batch(boards)
         out = np.empty((len(b), N_OUTPUTS), dtype=np.float32)
-        mover_won = b[:, MOVER_OFF] == CHECKERS_PER_SIDE
-        opponent_won = -b[:, OPPONENT_OFF] == CHECKERS_PER_SIDE
+        checkers = self.variant.checkers
+        mover_won = b[:, MOVER_OFF] == checkers
+        opponent_won = -b[:, OPPONENT_OFF] == checkers
         over = mover_won | opponent_won
         if mover_won.any():
-            out[mover_won] = outcome_probs(result_kind(b[mover_won]))
+            out[mover_won] = terminal_probs(b[mover_won], self.variant)
         if opponent_won.any():
-            out[opponent_won] = _invert(outcome_probs(result_kind(b[opponent_won])))
+            out[opponent_won] = _invert(terminal_probs(flip(b[opponent_won]), self.variant))
         rest = ~over
         if self.use_bearoff and rest.any():
             bear = rest & is_bearoff_position(b)
             if bear.any():
-                out[bear] = evaluate_bearoff(b[bear])
+                out[bear] = evaluate_bearoff(b[bear], checkers_per_side=checkers)
                 rest &= ~bear
         if rest.any():
             out[rest] = np.asarray(self.evaluator.evaluate(b[rest]), dtype=np.float32)
@@ -257,20 +282,33 @@ class Search:
                 out[~leaf] = self._expand(b[~leaf], plies)
         return out[0] if single else out
 
-    def play_probabilities(self, after: np.ndarray, plies: int = 0) -> np.ndarray:
+    def play_probabilities(
+        self, after: np.ndarray, plies: int = 0, extra_roll: np.ndarray | None = None
+    ) -> np.ndarray:
         """Values of plays: ``after (M, 30) int8`` mover's view after each play
-        (not flipped) -> ``(M, 5) float32``, the mover's view, opponent to roll.
+        (not flipped) -> ``(M, 5) float32``, the mover's view.
 
-        ``invert(evaluate(flip(after), plies))``; a play that bears off the
-        mover's last checker is scored exactly.
+        ``invert(evaluate(flip(after), plies))`` (the opponent rolls next); a
+        play that bears off the mover's last checker is scored exactly.
+        ``extra_roll (M,) bool`` (Acey-Deucey): those plays are followed by
+        another roll of the mover, so they get ``evaluate(after, plies)``.
         """
         after = np.asarray(after)
-        return _invert(self.evaluate(flip(after), plies))
+        again = np.zeros(len(after), dtype=bool) if extra_roll is None else extra_roll
+        out = np.empty((len(after), N_OUTPUTS), dtype=np.float32)
+        if (~again).any():
+            out[~again] = _invert(self.evaluate(flip(after[~again]), plies))
+        if again.any():
+            out[again] = self.evaluate(after[again], plies)
+        return out
+
+    def score(self, probabilities: np.ndarray) -> np.ndarray:
+        """Cubeless equity of ``(..., 5)`` probabilities under the variant's scoring."""
+        return variant_equity(np.asarray(probabilities), self.variant)
 
     def _is_leaf(self, boards: np.ndarray) -> np.ndarray:
-        over = (boards[:, MOVER_OFF] == CHECKERS_PER_SIDE) | (
-            -boards[:, OPPONENT_OFF] == CHECKERS_PER_SIDE
-        )
+        checkers = self.variant.checkers
+        over = (boards[:, MOVER_OFF] == checkers) | (-boards[:, OPPONENT_OFF] == checkers)
         if self.use_bearoff:
             over |= is_bearoff_position(boards)
         return over
@@ -280,20 +318,22 @@ class Search:
         count = len(boards)
         parents_boards = np.repeat(boards, N_ROLLS, axis=0)
         dice = np.tile(ALL_ROLLS, (count, 1))
-        moves = generate_moves(parents_boards, dice)
-        values = self.play_probabilities(moves.boards, 0)
+        moves = generate_moves(parents_boards, dice, self.variant)
+        values = self.play_probabilities(moves.boards, 0, moves.extra_roll)
         pairs = count * N_ROLLS
         if plies > 1:
-            scores = _equity(values)
+            scores = self.score(values)
             if self.inner_keep:
                 deeper = top_per_parent(scores, moves.parents, self.inner_keep)
             else:
                 deeper = np.ones(len(values), dtype=bool)
             values = values.copy()
-            values[deeper] = self.play_probabilities(moves.boards[deeper], plies - 1)
-            scores = np.where(deeper, _equity(values), -np.inf)
+            values[deeper] = self.play_probabilities(
+                moves.boards[deeper], plies - 1, moves.extra_roll[deeper]
+            )
+            scores = np.where(deeper, self.score(values), -np.inf)
         else:
-            scores = _equity(values)
+            scores = self.score(values)
         best = top_rows(scores, moves.parents, pairs)
         chosen = values[best].reshape(count, N_ROLLS, N_OUTPUTS)
         return np.einsum("nrk,r->nk", chosen, _WEIGHTS32).astype(np.float32)
@@ -308,14 +348,16 @@ class Search:
         depth (M,) int64, the plies each play was valued at)``.
         """
         check_plies(plies)
-        values = self.play_probabilities(moves.boards, 0)
+        values = self.play_probabilities(moves.boards, 0, moves.extra_roll)
         depth = np.zeros(len(values), dtype=np.int64)
         candidates = np.ones(len(values), dtype=bool)
         for level in range(1, plies + 1):
             f = self.filters[min(level - 1, len(self.filters) - 1)]
-            scores = np.where(candidates, _equity(values), -np.inf)
+            scores = np.where(candidates, self.score(values), -np.inf)
             candidates = top_per_parent(scores, moves.parents, f.keep, f.threshold)
-            values[candidates] = self.play_probabilities(moves.boards[candidates], level)
+            values[candidates] = self.play_probabilities(
+                moves.boards[candidates], level, moves.extra_roll[candidates]
+            )
             depth[candidates] = level
         return values, depth
 
@@ -325,7 +367,7 @@ class Search:
         # per parent: only plays of that parent's deepest level compete
         parent_depth = np.zeros(batch, dtype=np.int64)
         np.maximum.at(parent_depth, moves.parents, depth)
-        scores = np.where(depth == parent_depth[moves.parents], _equity(values), -np.inf)
+        scores = np.where(depth == parent_depth[moves.parents], self.score(values), -np.inf)
         return top_rows(scores, moves.parents, batch)
 
     def analyse(self, board: np.ndarray, dice, plies: int = 0) -> list[PlayAnalysis]:
@@ -336,11 +378,11 @@ class Search:
         """
         board = np.asarray(board, dtype=BOARD_DTYPE).reshape(BOARD_SIZE)
         d1, d2 = check_dice(dice)
-        moves = generate_moves(board[None, :], np.array([[d1, d2]], dtype=np.int8))
+        moves = generate_moves(board[None, :], np.array([[d1, d2]], dtype=np.int8), self.variant)
         if moves.is_pass().all():
             return []
         values, depth = self.value_plays(moves, plies)
-        scores = _equity(values)
+        scores = self.score(values)
         order = np.lexsort((np.arange(len(scores)), -scores, -depth))
         return [
             PlayAnalysis(
@@ -349,6 +391,8 @@ class Search:
                 probabilities=values[row].copy(),
                 equity=float(scores[row]),
                 plies=int(depth[row]),
+                named_double=int(moves.named_double[row]),
+                extra_roll=bool(moves.extra_roll[row]),
             )
             for row in order
         ]
