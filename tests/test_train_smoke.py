@@ -88,6 +88,10 @@ def test_bench_commands(tmp_path, capsys):
     assert summary["games"] == 4 and -3 <= summary["ppg"] <= 3
     assert main([*args[:4], "--opponent", str(model), "--games", "2"]) == 0
     assert "ppg" in capsys.readouterr().out
+    assert main([*args, "--plies", "1"]) == 0
+    assert "tiny-1ply vs random" in capsys.readouterr().out
+    assert main([*args, "--plies", "9"]) == 2
+    assert "plies must be 0-3" in capsys.readouterr().err
     bench = ["bench", "selfplay", "--presets", "tiny", "--seconds", "0.1", "--parallel-games", "16"]
     assert main([*bench, "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)

@@ -40,6 +40,13 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
         help="strength: standard, nackgammon, hypergammon, dutch or acey-deucey "
         "(default: the variant in the model's card)",
     )
+    group.add_argument(
+        "--plies",
+        type=int,
+        default=0,
+        help="strength: the model's search depth 0-3 (default 0: each play valued by the "
+        "network at 0-ply; 1+: n-ply search with move filters, engine.search)",
+    )
     group.add_argument("--games", type=int, default=1000, help="strength: games (even)")
     group.add_argument("--seed", type=int, default=1, help="strength: dice seed")
     group.add_argument(
@@ -61,6 +68,7 @@ def cmd_bench_strength(args: argparse.Namespace) -> int:
         args.seed,
         args.threads,
         getattr(args, "variant", None),
+        args.plies,
     )
     print(json.dumps(summary) if args.json else text)
     return 0

@@ -22,19 +22,30 @@ import torch
 from engine.errors import TdgammonError
 
 
-def make_agent(spec: str | None, name: str | None = None, variant: str | None = None):
+def make_agent(
+    spec: str | None, name: str | None = None, variant: str | None = None, plies: int = 0
+):
     """An Agent from ``pubeval``, ``random``, ``heuristic``, ``default``/None (the
     shipped standard model, or ``models/tdgammon-<variant>.pt``) or a path.
 
     variant: the rules the agent plays (None: standard, or for a model file the
-    variant named in its card)."""
+    variant named in its card). plies: a network's search depth (0: each play
+    valued by the network; n >= 1: ``engine.search`` n-ply with move filters)."""
     from engine.agents import PubevalAgent, RandomAgent
     from engine.evaluator import NetworkAgent, default_evaluator, load_evaluator
     from engine.heuristic_agent import HeuristicAgent
+    from engine.search import Search, SearchAgent, check_plies
+
+    check_plies(plies)
+
+    def network_agent(evaluator, agent_name: str):
+        if plies == 0:
+            return NetworkAgent(evaluator, agent_name)
+        return SearchAgent(Search(evaluator), plies, f"{agent_name}-{plies}ply")
 
     if spec in (None, "", "default", "shipped"):
         if variant in (None, "standard"):
-            return NetworkAgent(default_evaluator(), name or "tdgammon")
+            return network_agent(default_evaluator(), name or "tdgammon")
         spec = str(variant_model_path(variant))
     if spec == "pubeval":
         return PubevalAgent()
@@ -46,7 +57,7 @@ def make_agent(spec: str | None, name: str | None = None, variant: str | None = 
         raise TdgammonError(
             f"{spec}: no such model file (or say pubeval, random, heuristic, default)"
         )
-    return NetworkAgent(load_evaluator(spec, variant=variant), name or Path(spec).stem)
+    return network_agent(load_evaluator(spec, variant=variant), name or Path(spec).stem)
 
 
 def variant_model_path(variant: str) -> Path:
@@ -85,11 +96,13 @@ def strength(
     seed: int,
     threads: int = 2,
     variant: str | None = None,
+    plies: int = 0,
 ):
     """Play ``games`` duplicate-dice games; returns (summary dict, text).
 
     variant: None = the variant in the model's card (standard without one); a
     model trained for another variant than the one asked for is an error.
+    plies: the model's search depth (``make_agent``); the opponent plays as usual.
     """
     from engine.variants import get_variant
 
@@ -106,7 +119,7 @@ def strength(
     if opponent == "pubeval" and variant != "standard":
         raise TdgammonError("pubeval plays standard backgammon only: use --opponent heuristic")
     torch.set_num_threads(threads)
-    agent_a = make_agent(model, variant=variant)
+    agent_a = make_agent(model, variant=variant, plies=plies)
     agent_b = make_agent(opponent, variant=variant)
     if agent_a.name == agent_b.name:
         agent_b.name = agent_b.name + "-b"
