@@ -22,8 +22,8 @@ def _tiny_run(tmp_path, tiny_config, preset: str, variant: str):
 @pytest.mark.parametrize(
     ("preset", "variant", "opponents", "name"),
     [
-        ("tiny", "standard", [("pubeval", 4), ("random", 2)], "tdgammon-tiny"),
-        ("tiny_hand", "dutch", [("heuristic", 4)], "tdgammon-dutch"),
+        ("tiny", "standard", [("pubeval", 4, 0), ("random", 2, 1)], "tdgammon-tiny"),
+        ("tiny_hand", "dutch", [("heuristic", 4, 0)], "tdgammon-dutch"),
     ],
 )
 def test_ship_writes_a_model_whose_card_figures_reproduce(
@@ -36,18 +36,20 @@ def test_ship_writes_a_model_whose_card_figures_reproduce(
     assert path == out / f"{name}.pt"
     loaded_preset, _, card = load_model(path)
     assert loaded_preset.name == preset and card["variant"] == variant
-    assert set(card["strength"]) == {opp for opp, _ in opponents}
+    assert [(row["opponent"], row["games"], row["plies"]) for row in card["strength"]] == opponents
     text = (out / f"{name}.md").read_text()
     assert f"# Model card: {name}" in text and "a test run" in text
     assert f"| Variant | `{variant}` |" in text
-    for opponent, games in opponents:
+    for opponent, games, plies in opponents:
         command = (
             f"tdgammon bench strength --model models/{name}.pt --opponent {opponent} "
-            f"--games {games} --seed {ship.SHIP_SEED}"
+            f"--games {games} --seed {ship.SHIP_SEED}" + (f" --plies {plies}" if plies else "")
         )
-        assert command in text
-        row = re.search(rf"^\| {opponent} \| {games:,} \| \*\*([+-][0-9.]+)\*\*", text, re.M)
-        summary, _ = strength(str(path), opponent, games, ship.SHIP_SEED, 1)
+        assert command + "\n" in text
+        row = re.search(
+            rf"^\| {opponent} \| {plies} \| {games:,} \| \*\*([+-][0-9.]+)\*\*", text, re.M
+        )
+        summary, _ = strength(str(path), opponent, games, ship.SHIP_SEED, 1, plies=plies)
         assert row is not None and float(row.group(1)) == pytest.approx(summary["ppg"], abs=5e-4)
 
 
@@ -58,3 +60,6 @@ def test_ship_errors_are_one_line(tmp_path, capsys):
         ship.main([str(tmp_path), "--against", "heuristic"])
     assert exit_info.value.code == 2
     assert "OPPONENT:GAMES" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ship.main([str(tmp_path), "--against", "heuristic:40:7"])
+    assert "plies must be 0-3" in capsys.readouterr().err

@@ -22,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+from engine.search import MAX_PLIES
 from models import shipped_model
 from models.encoding import ENCODINGS
 from models.network import ModelFileError, load_model, save_model
@@ -31,8 +32,9 @@ from train.evaluate import strength
 SHIP_SEED = 20261129
 """Dice seed of every shipped figure (training evaluations use eval.seed, 12345 by default)."""
 
-DEFAULT_OPPONENTS = {"standard": (("pubeval", 10000),)}
-VARIANT_OPPONENTS = (("random", 2000), ("heuristic", 4000))
+DEFAULT_OPPONENTS = {"standard": (("pubeval", 10000, 0),)}
+VARIANT_OPPONENTS = (("random", 2000, 0), ("heuristic", 4000, 0))
+"""(opponent, games, the model's search depth) of each figure."""
 
 OPPONENTS = {
     "pubeval": "pubeval is Tesauro's public linear evaluator (`engine.agents.PubevalAgent`).",
@@ -86,11 +88,14 @@ CARD = """# Model card: {name}
 {history}## Strength
 
 Cubeless games under {variant} rules, duplicate dice (games 2k and 2k+1 share
-the dice with the seats swapped), greedy 0-ply play, dice seed {seed} (never
-used by training evaluations). {scoring}
+the dice with the seats swapped), dice seed {seed} (never used by training
+evaluations). Plies is the model's search depth: 0, each play valued by the
+network (the position it leaves); 1 or more, n-ply search with move filters
+(`engine.search`).
+{scoring}
 
-| Opponent | Games | Points per game | 95% CI | Wins | Won 2+ points | Lost 2+ points |
-|---|---|---|---|---|---|---|
+| Opponent | Plies | Games | Points per game | 95% CI | Wins | Won 2+ points | Lost 2+ points |
+|---|---|---|---|---|---|---|---|
 {rows}
 
 {opponents}
@@ -121,12 +126,18 @@ the shipped weights (fresh optimizer and game counter):
 """
 
 
-def parse_opponent(text: str) -> tuple[str, int]:
-    """``"heuristic:4000"`` -> ``("heuristic", 4000)`` (argparse type)."""
-    name, sep, games = text.rpartition(":")
-    if not sep or not name or not games.isdigit() or int(games) < 2:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected OPPONENT:GAMES, e.g. heuristic:4000")
-    return name, int(games)
+def parse_opponent(text: str) -> tuple[str, int, int]:
+    """``"heuristic:4000"`` -> ``("heuristic", 4000, 0)``; ``"heuristic:4000:1"`` also
+    sets the model's search depth (argparse type)."""
+    parts = text.split(":")
+    plies = parts.pop() if len(parts) == 3 else "0"
+    if len(parts) != 2 or not parts[0] or not parts[1].isdigit() or int(parts[1]) < 2:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected OPPONENT:GAMES or OPPONENT:GAMES:PLIES, e.g. heuristic:4000"
+        )
+    if not plies.isdigit() or int(plies) > MAX_PLIES:
+        raise argparse.ArgumentTypeError(f"{text!r}: plies must be 0-{MAX_PLIES}")
+    return parts[0], int(parts[1]), int(plies)
 
 
 def role_line(name: str, variant: str, path: Path) -> str:
@@ -148,23 +159,25 @@ def role_line(name: str, variant: str, path: Path) -> str:
     return text
 
 
-def command(name: str, opponent: str, games: int) -> str:
+def command(name: str, opponent: str, games: int, plies: int) -> str:
+    depth = f" --plies {plies}" if plies else ""
     return (
         f"    tdgammon bench strength --model models/{name}.pt --opponent {opponent} "
-        f"--games {games} --seed {SHIP_SEED}"
+        f"--games {games} --seed {SHIP_SEED}{depth}"
     )
 
 
 def ship(
     run: Path,
     source_kind: str = "best",
-    opponents: list[tuple[str, int]] | None = None,
+    opponents: list[tuple[str, int, int]] | None = None,
     out_dir: Path = Path("models"),
     note: str = "",
     echo=print,
 ) -> Path:
     """Write ``out_dir/tdgammon-<name>.pt`` and its card from run folder ``run``;
-    returns the model path. ``opponents``: (opponent, games) pairs, default by variant."""
+    returns the model path. ``opponents``: (opponent, games, model plies), default
+    by variant."""
     source = run / ("best.pt" if source_kind == "best" else "checkpoint.pt")
     preset, network, card = load_model(source)
     checkpoint = load_checkpoint(run / "checkpoint.pt")
@@ -178,28 +191,30 @@ def ship(
     save_model(path, preset, network, ship_card)
 
     results = {}
-    for opponent, games in opponents:
+    for opponent, games, plies in opponents:
         start = time.perf_counter()
-        summary, text = strength(str(path), opponent, games, SHIP_SEED, 1)
+        summary, text = strength(str(path), opponent, games, SHIP_SEED, 1, plies=plies)
         echo(f"{text} ({time.perf_counter() - start:.0f} s)")
-        results[opponent] = summary
-    ship_card["strength"] = {
-        k: {f: v[f] for f in ("games", "ppg", "ci95", "win_rate")} for k, v in results.items()
-    }
-    for opp, s in results.items():  # replace the training-time figures of best.pt's card
-        if f"ppg_vs_{opp}" in ship_card:
+        results[opponent, plies] = summary
+    ship_card["strength"] = [
+        {"opponent": opp, "plies": plies, **{f: s[f] for f in ("games", "ppg", "ci95", "win_rate")}}
+        for (opp, plies), s in results.items()
+    ]
+    for (opp, plies), s in results.items():  # replace best.pt's training-time figures
+        if plies == 0 and f"ppg_vs_{opp}" in ship_card:
             ship_card[f"ppg_vs_{opp}"] = s["ppg"]
             ship_card[f"ci95_vs_{opp}"] = s["ci95"]
     save_model(path, preset, network, ship_card)
     # The weights did not change: the figures measured above still hold for this file.
 
     rows = "\n".join(
-        f"| {opp} | {s['games']:,} | **{s['ppg']:+.3f}** | +/- {s['ci95']:.3f} | "
+        f"| {opp} | {plies} | {s['games']:,} | **{s['ppg']:+.3f}** | +/- {s['ci95']:.3f} | "
         f"{s['win_rate']:.1%} | {s['gammon_rate']:.1%} | {s['lose_gammon_rate']:.1%} |"
-        for opp, s in results.items()
+        for (opp, plies), s in results.items()
     )
+    named = dict.fromkeys(opp for opp, _ in results)
     opponent_notes = " ".join(
-        OPPONENTS.get(opp, f"`{opp}` is the model file of that name.") for opp in results
+        OPPONENTS.get(opp, f"`{opp}` is the model file of that name.") for opp in named
     )
     eval_cfg = config["eval"]
     trained_against = "pubeval" if variant == "standard" else "the heuristic"
@@ -237,7 +252,9 @@ def ship(
         scoring=SCORING.get(variant, STANDARD_SCORING),
         rows=rows,
         opponents=opponent_notes,
-        commands="\n".join(command(name, opp, s["games"]) for opp, s in results.items()),
+        commands="\n".join(
+            command(name, opp, s["games"], plies) for (opp, plies), s in results.items()
+        ),
         run_dir=run.as_posix(),
         config_json=json.dumps(config, indent=2),
     )
@@ -255,9 +272,10 @@ def main(argv: list[str] | None = None) -> int:
         "--against",
         action="append",
         type=parse_opponent,
-        metavar="OPPONENT:GAMES",
-        help="measure against this opponent (repeatable; default: pubeval:10000 for "
-        "standard, random:2000 and heuristic:4000 for variants)",
+        metavar="OPPONENT:GAMES[:PLIES]",
+        help="measure against this opponent, the model searching PLIES deep (default 0) "
+        "(repeatable; default: pubeval:10000 for standard, random:2000 and heuristic:4000 "
+        "for variants)",
     )
     parser.add_argument("--out-dir", type=Path, default=Path("models"))
     parser.add_argument("--note", default="", help="training history for the card")
