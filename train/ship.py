@@ -77,7 +77,7 @@ CARD = """# Model card: {name}
 | Preset | `{preset}`: {description} |
 | Encoding | `{encoding}` (version {encoding_version}), {inputs} inputs |
 | Outputs | {outputs} |
-| Training | batched self-play, TD(lambda) as lambda-returns (`docs/training.md`) |
+| Training | batched self-play, TD(lambda) as lambda-returns ({training_doc}) |
 | Config | `{config_file}` (resolved config below) |
 | Games played | {games:,} self-play games ({steps:,} gradient steps) |
 | Wall time | {minutes:.1f} min self-play + updates ({wall_note}) |
@@ -238,6 +238,7 @@ def ship(
         encoding_version=encoding.version,
         inputs=encoding.size,
         outputs=OUTPUTS.get(variant, STANDARD_OUTPUTS),
+        training_doc="`docs/training.md`" + ("" if variant == "standard" else ', "Variants"'),
         config_file=config_file,
         games=card.get("games", checkpoint["counters"]["games"]),
         steps=card.get("steps", 0),
