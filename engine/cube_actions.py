@@ -4,10 +4,12 @@ The game and match state machines (``engine.game``, ``engine.match``) know
 nothing of agents; this module asks agents (``engine.agents``) for decisions
 and applies them as actions. Agents without cube methods get the defaults:
 
-- ``decide_double``: an agent with an ``evaluator`` (``NetworkAgent``) uses a
-  crude cubeless-probability rule (double with 68-90% wins, take with at least
-  25% wins), until the cube-aware analysis code lands; others never double.
-- ``decide_take``: the same rule, or always take.
+- a network player without them (an agent with an ``evaluator``, such as
+  ``NetworkAgent``) doubles, takes, passes and beavers as
+  ``engine.cube_agent.CubeAgent`` on the same evaluator does (0-ply cubeless
+  probabilities, then ``engine.cube``: Janowski for money, the match equity
+  table in a match);
+- any other agent never doubles and always takes.
 - resignations offered to a bot are accepted only when they give the bot the
   most it could still win on the board (``resignation_is_full``).
 
@@ -37,40 +39,37 @@ from engine.outcome import BACKGAMMON, GAMMON, SINGLE
 from engine.position import Position
 from engine.variants import SCORING_CHECKERS_LEFT, get_variant
 
-NETWORK_DOUBLE_FROM = 0.68
-NETWORK_TOO_GOOD = 0.90
-NETWORK_TAKE_FROM = 0.25
 
-
-def _network_win(agent, board: np.ndarray) -> float | None:
+def _cube_player(agent):
+    """Who makes ``agent``'s cube decisions: itself when it has cube methods, a
+    ``CubeAgent`` on its evaluator for a network player, else None (defaults)."""
+    if hasattr(agent, "decide_double"):
+        return agent
     evaluator = getattr(agent, "evaluator", None)
     if evaluator is None or not hasattr(evaluator, "evaluate"):
         return None
-    probs = np.asarray(evaluator.evaluate(np.asarray(board)[None, :]))
-    return float(probs[0, 0])
+    from engine.cube_agent import CubeAgent
+
+    return CubeAgent(evaluator, name=getattr(agent, "name", None))
 
 
 def ask_double(agent, position: Position) -> bool:
     """Does ``agent`` (the player on roll of ``position``) double?"""
-    if hasattr(agent, "decide_double"):
-        return bool(agent.decide_double(position))
-    win = _network_win(agent, position.board)
-    return win is not None and NETWORK_DOUBLE_FROM <= win <= NETWORK_TOO_GOOD
+    player = _cube_player(agent)
+    return player is not None and bool(player.decide_double(position))
 
 
 def ask_take(agent, position: Position) -> str:
     """``agent``'s answer to the double in ``position`` (doubler's view): take/drop/beaver."""
-    if hasattr(agent, "decide_take"):
-        answer = str(agent.decide_take(position)).lower()
-        if answer not in TAKE_ANSWERS:
-            raise RuleError(f"{agent.name}: answer to a double must be take, drop or beaver")
-        if answer == BEAVER and not position.beavers:
-            answer = TAKE
-        return answer
-    win = _network_win(agent, position.board)
-    if win is None:
+    player = _cube_player(agent)
+    if player is None:
         return TAKE
-    return TAKE if 1.0 - win >= NETWORK_TAKE_FROM else DROP
+    answer = str(player.decide_take(position)).lower()
+    if answer not in TAKE_ANSWERS:
+        raise RuleError(f"{agent.name}: answer to a double must be take, drop or beaver")
+    if answer == BEAVER and not position.beavers:
+        answer = TAKE
+    return answer
 
 
 def max_result(board: np.ndarray, variant=None) -> int:

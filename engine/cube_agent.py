@@ -68,8 +68,9 @@ class CubeAgent:
 
     def cube_analysis(self, position: Position) -> CubeDecision:
         """The cube decision of ``position``'s mover (before rolling), from ``cube_plies``."""
-        probabilities = self.search.evaluate(position.board, self.cube_plies)
-        return cube_decision(probabilities, position)
+        board = self.search.variant.board_in_play(position.board)
+        probabilities = self.search.evaluate(board, self.cube_plies)
+        return cube_decision(probabilities, position, board=board)
 
     def decide_double(self, position: Position) -> bool:
         """Does the player on roll of ``position`` (mover's view, before rolling) double?"""

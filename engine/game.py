@@ -71,12 +71,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.board import (
-    CHECKERS_PER_SIDE,
     MOVER_BAR,
     MOVER_HAND,
     MOVER_OFF,
     OPPONENT_BAR,
-    OPPONENT_OFF,
     flip,
     validate,
 )
@@ -437,8 +435,8 @@ class Game:
 
         ``Position`` holds 15 checkers a side, so in Hypergammon the 12 checkers
         of each side that are not in play are counted as borne off (as GNU
-        Backgammon's Position ID does); ``engine.render.render_board`` with the
-        variant takes them out again.
+        Backgammon's Position ID does, ``Variant.position_board``);
+        ``Variant.board_in_play`` takes them out again.
         """
         s = self.settings
         mover = self.turn if self.turn is not None else 0
@@ -451,13 +449,8 @@ class Game:
             game_state = {ENDED_BY_BEAR_OFF: 2, ENDED_BY_RESIGNATION: 3, ENDED_BY_DROP: 4}[
                 self.result.ended_by
             ]
-        board = self.board.copy()
-        unused = CHECKERS_PER_SIDE - self.variant.checkers
-        if unused:
-            board[MOVER_OFF] += unused
-            board[OPPONENT_OFF] -= unused
         return Position(
-            board=board,
+            board=self.variant.position_board(self.board),
             dice=self.dice if self.phase == TO_MOVE else None,
             cube_value=self.cube_value,
             cube_owner=owner,

@@ -76,12 +76,8 @@ def render_board(
     one. Raises ValueError for any other key. variant: the rules (default standard).
     """
     rules = get_variant(variant)
-    board = np.asarray(position.board).astype(np.int64)
-    unused = 15 - rules.checkers
-    if unused and board[MOVER_OFF] >= unused and -board[OPPONENT_OFF] >= unused:
-        # Game.position() counts the checkers not in play (Hypergammon) as off.
-        board[MOVER_OFF] -= unused
-        board[OPPONENT_OFF] += unused
+    # Game.position() counts the checkers not in play (Hypergammon) as off.
+    board = rules.board_in_play(position.board).astype(np.int64)
     lines = _id_lines(ids)
     lines += _board_lines(board)
     lines += _info_lines(position, board, rules)

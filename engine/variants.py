@@ -23,10 +23,13 @@ import numpy as np
 from engine.board import (
     BOARD_DTYPE,
     BOARD_SIZE,
+    CHECKERS_PER_SIDE,
     HYPERGAMMON_START,
     MOVER_HAND,
+    MOVER_OFF,
     NACKGAMMON_START,
     OPPONENT_HAND,
+    OPPONENT_OFF,
     STANDARD_START,
     board_from_points,
 )
@@ -79,6 +82,30 @@ class Variant:
         board[MOVER_HAND] = self.checkers
         board[OPPONENT_HAND] = -self.checkers
         return board
+
+    def position_board(self, board: np.ndarray) -> np.ndarray:
+        """The board a ``Position`` holds for this variant's ``board (30,)``.
+
+        ``Position`` (and GNU Backgammon's Position ID) always has 15 checkers a
+        side, so the checkers a variant does not play (Hypergammon: 12) count
+        as borne off. ``board_in_play`` undoes this."""
+        out = np.asarray(board).astype(BOARD_DTYPE).copy()
+        out[MOVER_OFF] += CHECKERS_PER_SIDE - self.checkers
+        out[OPPONENT_OFF] -= CHECKERS_PER_SIDE - self.checkers
+        return out
+
+    def board_in_play(self, position_board: np.ndarray) -> np.ndarray:
+        """The variant's board ``(30,)`` of a ``Position``'s board: the checkers not
+        in play (counted as borne off by ``position_board``) taken out again. A
+        board that does not count them (fewer borne off than that) is already
+        the variant's and comes back unchanged."""
+        out = np.asarray(position_board).astype(BOARD_DTYPE).copy()
+        unused = CHECKERS_PER_SIDE - self.checkers
+        if out[MOVER_OFF] < unused or -out[OPPONENT_OFF] < unused:
+            return out
+        out[MOVER_OFF] -= unused
+        out[OPPONENT_OFF] += unused
+        return out
 
 
 STANDARD = Variant("standard", STANDARD_START)

@@ -121,3 +121,54 @@ def test_bad_plies(plies):
 
     with pytest.raises(TdgammonError):
         CubeAgent(PipCountEvaluator(), plies=plies)
+
+
+class RecordingEvaluator(FixedEvaluator):
+    """A FixedEvaluator that remembers the boards it was asked about."""
+
+    def __init__(self, probabilities, variant) -> None:
+        super().__init__(probabilities)
+        self.variant = variant
+        self.seen: list[np.ndarray] = []
+
+    def evaluate(self, boards):
+        self.seen.append(np.asarray(boards).copy())
+        return super().evaluate(boards)
+
+
+def test_a_network_player_without_cube_methods_gets_the_cube_agents_decisions():
+    """engine.cube_actions: a plain network player (an agent with an evaluator)
+    doubles and answers doubles exactly as a CubeAgent on the same evaluator."""
+    from engine.cube_actions import ask_double, ask_take
+
+    class NetworkPlayer:
+        name = "net"
+
+        def __init__(self, evaluator) -> None:
+            self.evaluator = evaluator
+
+    for p in ([0.72, 0, 0, 0, 0], [0.8, 0.1, 0, 0, 0], [0.5, 0.1, 0, 0.1, 0], [0.95, 0, 0, 0, 0]):
+        cube_agent = agent(p)
+        player = NetworkPlayer(FixedEvaluator(p))
+        assert ask_double(player, MONEY) == cube_agent.decide_double(MONEY)
+        offered = Position(board=starting_board(), double_offered=True)
+        assert ask_take(player, offered) == cube_agent.decide_take(offered)
+
+
+def test_hypergammon_cube_decisions_see_the_three_checkers_in_play():
+    """Game.position() counts Hypergammon's 12 unused checkers a side as borne
+    off (Position holds 15); the cube player evaluates the board in play."""
+    from engine.variants import get_variant
+
+    hyper = get_variant("hypergammon")
+    game = Game(GameSettings(variant="hypergammon"))
+    game.opening_roll()
+    position = game.position()
+    assert position.board[0] == 12  # the Position convention
+    evaluator = RecordingEvaluator([0.6, 0.1, 0, 0.05, 0], hyper)
+    CubeAgent(evaluator).cube_analysis(position)
+    seen = np.concatenate(evaluator.seen)
+    np.testing.assert_array_equal(seen[0], game.board)
+    np.testing.assert_array_equal(hyper.board_in_play(position.board), game.board)
+    np.testing.assert_array_equal(hyper.position_board(game.board), position.board)
+    np.testing.assert_array_equal(hyper.board_in_play(game.board), game.board)  # already in play
