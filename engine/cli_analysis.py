@@ -47,26 +47,32 @@ DEFAULT_PLIES = 2
 UBGI_DEFAULT_PLIES = 1
 """UBGI answers many positions in a row: one ply deeper than the raw network by default."""
 
-_SEARCHES: dict[str | None, Search] = {}
+_SEARCHES: dict[tuple[str | None, str], Search] = {}
 
 
-def load_search(model: str | None = None) -> Search:
-    """A ``Search`` around the shipped network, or the model file ``model``; cached."""
-    if model not in _SEARCHES:
+def load_search(model: str | None = None, variant: str = "standard") -> Search:
+    """A ``Search`` around the model file ``model``, or (None) the shipped network
+    of ``variant`` (``models.shipped_model``); cached."""
+    key = (model, variant)
+    if key not in _SEARCHES:
         from engine.evaluator import default_evaluator, load_evaluator
-        from models import SHIPPED_MODEL
+        from models import shipped_model
 
-        if model is None:
-            if not SHIPPED_MODEL.is_file():
+        if model is not None:
+            evaluator = load_evaluator(model)
+        else:
+            path = shipped_model(variant)
+            if not path.is_file():
                 raise FormatError(
-                    f"the shipped model {SHIPPED_MODEL} is missing; analysis commands "
+                    f"the shipped model {path} is missing; analysis commands "
                     "take --model PATH (a model file or training checkpoint)"
                 )
-            evaluator = default_evaluator()
-        else:
-            evaluator = load_evaluator(model)
-        _SEARCHES[model] = Search(evaluator)
-    return _SEARCHES[model]
+            if variant == "standard":
+                evaluator = default_evaluator()
+            else:
+                evaluator = load_evaluator(path, f"tdgammon-{variant}")
+        _SEARCHES[key] = Search(evaluator)
+    return _SEARCHES[key]
 
 
 def _plies(value, default: int) -> int:

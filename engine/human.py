@@ -55,6 +55,9 @@ from engine.outcome import BACKGAMMON, GAMMON, SINGLE
 from engine.render import render_board
 from engine.variants import SCORING_CHECKERS_LEFT
 
+HINT_PLIES = 1
+"""Search depth of the ``hint`` command (``engine.search``; 1-ply takes well under a second)."""
+
 RESIGN_WORDS = {
     "": SINGLE,
     "single": SINGLE,
@@ -388,17 +391,21 @@ class TerminalSession:
         if game.phase != TO_MOVE:
             return "  hint is for moves: roll first"
         try:
-            from engine.cli_analysis import hint_report, load_search
+            from engine.cli_analysis import load_search
 
-            report = hint_report(load_search(), game.position(), game.dice, 1)
-        except Exception:  # noqa: BLE001 - no analysis module, torch or shipped model
-            report = None
-        if report is not None:
-            lines = ["  best plays (shipped network, 1-ply):"]
-            for rank, entry in enumerate(report["moves"][:5], 1):
+            search = load_search(variant=game.variant.name)
+            plays = search.analyse(game.board, game.dice, HINT_PLIES)
+        except Exception:  # noqa: BLE001 - no torch or no shipped model for the variant
+            plays = None
+        if plays:
+            units = " in stakes" if game.variant.scoring == SCORING_CHECKERS_LEFT else ""
+            lines = [f"  best plays ({search.name}, {HINT_PLIES}-ply, equity{units}):"]
+            for rank, play in enumerate(plays[:5], 1):
+                text = format_move(game.board, list(play.moves), play.named_double)
+                extra = ", rolls again" if play.extra_roll else ""
                 lines.append(
-                    f"  {rank}. {entry['move']:<24} equity {entry['equity']:+.3f}"
-                    f"  ({-entry['loss']:+.3f})"
+                    f"  {rank}. {text:<24} equity {play.equity:+.3f}"
+                    f"  ({play.equity - plays[0].equity:+.3f}{extra})"
                 )
             return "\n".join(lines)
         # Fallback: pubeval's favourite plays (no analysis module yet).

@@ -18,3 +18,18 @@ def test_bot_is_the_variants_shipped_network(variant):
 def test_standard_bot_is_the_default_network_and_heuristic_is_available():
     assert make_agent("bot").evaluator.variant.name == "standard"
     assert isinstance(make_agent("heuristic", variant="dutch"), HeuristicAgent)
+
+
+@pytest.mark.parametrize("variant", ["dutch", "nackgammon", "hypergammon", "acey-deucey"])
+def test_hint_analyses_with_the_variants_network_and_rules(variant, monkeypatch, capsys):
+    """`hint` during `tdgammon play --variant V` ranks the legal plays of the
+    variant with its own network (not the standard one, not pubeval)."""
+    import io
+
+    from engine.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("hint\nquit\n"))
+    assert main(["play", "--variant", variant, "--opponent", "human", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert f"best plays (tdgammon-{variant}, 1-ply" in out
+    assert "pubeval" not in out
