@@ -179,7 +179,7 @@ class PlayAnalysis:
     moves: ``(from, to)`` pairs in play order (25 bar, 0 off), mover's numbering.
     board_after: ``(30,) int8``, the mover's view after the play (not flipped).
     probabilities: ``(5,) float32``, the mover's, after the play (opponent to roll).
-    equity: cubeless money equity of ``probabilities`` (mover's view).
+    equity: cubeless equity of ``probabilities`` (mover's view), the variant's scoring.
     plies: the depth this play was valued at (filters stop weak plays early).
     named_double: Acey-Deucey 1-2 only, the double named (0 otherwise).
     extra_roll: Acey-Deucey 1-2 only, the play earns another roll.
