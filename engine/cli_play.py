@@ -16,15 +16,27 @@ from engine.variants import VARIANTS, get_variant
 AGENT_NAMES = ("pubeval", "random", "heuristic", "network", "bot", "human")
 
 
-def _network_agent(variant: str = "standard", name: str | None = None):
+def _network_player(evaluator, plies: int, name: str | None = None):
+    """A network player: greedy on 0-ply values, or n-ply search with the cube logic."""
+    from engine.evaluator import NetworkAgent
+
+    if plies == 0:
+        return NetworkAgent(evaluator, name)
+    from engine.cube_agent import CubeAgent
+
+    return CubeAgent(evaluator, plies, name=f"{name or evaluator.name}-{plies}ply")
+
+
+def _network_agent(variant: str = "standard", name: str | None = None, plies: int = 0):
     """The shipped network of ``variant`` as an agent; TdgammonError when none is available."""
     try:
-        from engine.evaluator import NetworkAgent, default_evaluator, load_evaluator
+        from engine.evaluator import default_evaluator, load_evaluator
         from models import shipped_model
 
         if variant == "standard":
-            return NetworkAgent(default_evaluator(), name)
-        return NetworkAgent(load_evaluator(shipped_model(variant), f"tdgammon-{variant}"), name)
+            return _network_player(default_evaluator(), plies, name)
+        evaluator = load_evaluator(shipped_model(variant), f"tdgammon-{variant}")
+        return _network_player(evaluator, plies, name)
     except TdgammonError:
         raise
     except Exception as error:  # noqa: BLE001 - no torch, no model file, ...
@@ -33,9 +45,13 @@ def _network_agent(variant: str = "standard", name: str | None = None):
         ) from None
 
 
-def make_agent(name: str, seed: int | None = None, variant: str = "standard"):
+def make_agent(name: str, seed: int | None = None, variant: str = "standard", plies: int = 0):
     """An agent by name: pubeval, random, heuristic, network, bot (the variant's shipped
-    network if there is one, else pubeval), human, or a model file path (``*.pt``)."""
+    network if there is one, else pubeval), human, or a model file path (``*.pt``).
+    plies: search depth of a network player (0: greedy on the network's values)."""
+    from engine.search import check_plies
+
+    check_plies(plies)
     from engine.agents import PubevalAgent, RandomAgent
     from engine.human import HumanAgent
 
@@ -51,18 +67,18 @@ def make_agent(name: str, seed: int | None = None, variant: str = "standard"):
     if key == "human":
         return HumanAgent()
     if key == "network":
-        return _network_agent(variant)
+        return _network_agent(variant, plies=plies)
     if key == "bot":
         try:
-            return _network_agent(variant)
+            return _network_agent(variant, plies=plies)
         except TdgammonError:
             return PubevalAgent()
     if key.endswith((".pt", ".pth", ".ckpt")):
         try:
-            from engine.evaluator import NetworkAgent, load_evaluator
+            from engine.evaluator import load_evaluator
         except Exception as error:  # noqa: BLE001
             raise FormatError(f"cannot load a network: {error}") from None
-        return NetworkAgent(load_evaluator(name))
+        return _network_player(load_evaluator(name), plies)
     raise FormatError(
         f"unknown player {name!r}: use one of {', '.join(AGENT_NAMES)} or a model file"
     )
@@ -102,6 +118,13 @@ def _add_rules(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--seed", type=int, default=None, help="dice seed")
     parser.add_argument(
+        "--plies",
+        type=int,
+        default=0,
+        help="search depth 0-3 of network players (default 0: greedy on the network's "
+        "values; 1+: n-ply search, slower and stronger)",
+    )
+    parser.add_argument(
         "--variant",
         default="standard",
         help=f"variant (rules.md 7): {', '.join(VARIANTS)}",
@@ -120,7 +143,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.save and not args.save.lower().endswith(".mat"):
         raise FormatError(f"--save must name a .mat file, got {args.save!r}")
     settings = _settings(args, max_games=0 if args.length else max(args.games, 1))
-    opponent = make_agent(args.opponent, args.seed, get_variant(args.variant).name)
+    opponent = make_agent(args.opponent, args.seed, get_variant(args.variant).name, args.plies)
     me = HumanAgent(args.name)
     if getattr(opponent, "is_human", False):
         opponent = HumanAgent(args.opponent_name or "player 2")
@@ -175,8 +198,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         raise FormatError(f"--games must be at least 1, got {args.games}")
     seed = 0 if args.seed is None else args.seed
     variant = get_variant(args.variant).name
-    agent_a = make_agent(args.a, seed, variant)
-    agent_b = make_agent(args.b, seed + 1, variant)
+    agent_a = make_agent(args.a, seed, variant, args.plies)
+    agent_b = make_agent(args.b, seed + 1, variant, args.plies)
     for agent in (agent_a, agent_b):
         if getattr(agent, "is_human", False):
             raise FormatError("tdgammon match is for bots; use tdgammon play to play yourself")

@@ -33,3 +33,19 @@ def test_hint_analyses_with_the_variants_network_and_rules(variant, monkeypatch,
     out = capsys.readouterr().out
     assert f"best plays (tdgammon-{variant}, 1-ply" in out
     assert "pubeval" not in out
+
+
+def test_plies_makes_network_players_search(monkeypatch, capsys):
+    """--plies N: network players search N plies (and keep the cube logic)."""
+    from engine.cli import main
+    from engine.cube_agent import CubeAgent
+
+    bot = make_agent("bot", seed=0, variant="hypergammon", plies=1)
+    assert isinstance(bot, CubeAgent) and bot.plies == 1
+    assert bot.search.variant.name == "hypergammon"
+    assert not isinstance(make_agent("heuristic", variant="dutch", plies=1), CubeAgent)
+    argv = ["match", "--a", "bot", "--b", "heuristic", "--variant", "nackgammon"]
+    assert main([*argv, "--plies", "1", "--games", "2", "--no-progress"]) == 0
+    assert "tdgammon-nackgammon-1ply vs heuristic" in capsys.readouterr().out
+    assert main([*argv, "--plies", "4", "--games", "2"]) == 2
+    assert "plies must be 0-3" in capsys.readouterr().err
