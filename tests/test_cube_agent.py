@@ -14,18 +14,7 @@ from engine.game import Game, GameSettings
 from engine.match import Match, MatchSettings
 from engine.position import CUBE_MOVER, CUBE_OPPONENT, Position
 from engine.search import PipCountEvaluator, Search
-
-
-class FixedEvaluator:
-    """Every position gets the same probabilities (player on roll's view)."""
-
-    name = "fixed"
-
-    def __init__(self, probabilities) -> None:
-        self.p = np.asarray(probabilities, dtype=np.float32)
-
-    def evaluate(self, boards):
-        return np.tile(self.p, (len(np.asarray(boards)), 1))
+from tests.evaluators import FixedEvaluator
 
 
 def agent(probabilities) -> CubeAgent:

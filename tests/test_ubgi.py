@@ -20,18 +20,9 @@ from engine.notation import match_move, parse_move
 from engine.position import Position
 from engine.search import PipCountEvaluator
 from engine.ubgi import UbgiEngine
+from tests.evaluators import FixedEvaluator
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-class FixedEvaluator:
-    name = "fixed"
-
-    def __init__(self, probabilities) -> None:
-        self.p = np.asarray(probabilities, dtype=np.float32)
-
-    def evaluate(self, boards):
-        return np.tile(self.p, (len(np.asarray(boards)), 1))
 
 
 def session(lines: list[str], evaluator=None) -> list[str]:
