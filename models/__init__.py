@@ -2,7 +2,7 @@
 
 ``models`` knows encodings and networks only: it never imports ``train``.
 The shipped model lives next to this file (``SHIPPED_MODEL``) with its model
-card; ``engine.evaluator.default_evaluator()`` loads it.
+card; ``tdgammon.engine.evaluation.evaluator.default_evaluator()`` loads it.
 """
 
 from pathlib import Path

@@ -1,7 +1,7 @@
 """Input encodings: boards ``(B, 30) int8`` (side-to-move view) -> ``(B, N) float32``.
 
 Every encoding describes the position from the view of the player ABOUT TO
-ROLL (the mover of ``engine.board``). The mover's features come first, then the
+ROLL (the mover of ``tdgammon.engine.rules.board``). The mover's features come first, then the
 opponent's, computed by the same code on ``flip(boards)``, so the two halves
 mean the same thing for either player. All code is vectorized numpy over the
 whole batch: a row's encoding never depends on the other rows.
@@ -49,8 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-
-from engine.board import flip, has_contact
+from tdgammon.engine.rules.board import flip, has_contact
 
 POINT_UNITS = 4
 RAW_SIDE_SIZE = 24 * POINT_UNITS + 2

@@ -1,7 +1,7 @@
 """TD-Gammon-style networks, named presets, and model files.
 
 ``TDNetwork`` maps encoded positions ``(B, N) float32`` (view of the player
-about to roll) to the five cumulative probabilities of ``models.outputs``,
+about to roll) to the five cumulative probabilities of ``tdgammon.engine.rules.outputs``,
 ``(B, 5) float32``. Consistency is built into the output layer rather than
 trained in: five logits give ``p(win)``, ``p(gammon | win)``,
 ``p(backgammon | gammon, win)`` and the same two for losses, and the
@@ -25,11 +25,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
+from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.engine.rules.outputs import N_OUTPUTS
+from tdgammon.models.encoding import ENCODINGS
 from torch import nn
-
-from engine.errors import TdgammonError
-from models.encoding import ENCODINGS
-from models.outputs import N_OUTPUTS
 
 MODEL_FORMAT = "tdgammon-model"
 MODEL_FORMAT_VERSION = 1
@@ -46,7 +45,7 @@ class Preset:
     name: str
     """Key in ``PRESETS``; stored in every checkpoint."""
     encoding: str
-    """Input encoding name (``models.encoding.ENCODINGS``)."""
+    """Input encoding name (``tdgammon.models.encoding.ENCODINGS``)."""
     hidden: tuple[int, ...]
     """Sizes of the sigmoid hidden layers."""
     description: str
@@ -190,6 +189,6 @@ def load_model(path: str | Path) -> tuple[Preset, TDNetwork, dict]:
 
 def save_model(path: str | Path, preset: Preset, network: TDNetwork, card: dict | None = None):
     """Write a model file atomically (temp file, then ``os.replace``)."""
-    from models.atomic import atomic_torch_save
+    from tdgammon.models.atomic import atomic_torch_save
 
     atomic_torch_save(model_record(preset, network, card), path)

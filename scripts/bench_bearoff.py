@@ -2,7 +2,7 @@
 
 Usage: python scripts/bench_bearoff.py [--games 20000] [--max-checkers 15] [--no-save]
 
-Writes the database to the user cache (``engine.bearoff.cache_path``) unless
+Writes the database to the user cache (``tdgammon.engine.evaluation.bearoff.cache_path``) unless
 --no-save. The simulation plays random-dice games with the database's own
 policies (a side with no checker off plays for its first checker off) and
 compares the outcome frequencies with ``race_probabilities``.
@@ -14,9 +14,8 @@ import argparse
 import time
 
 import numpy as np
-
-from engine import bearoff
-from engine.board import board_from_points
+from tdgammon.engine.evaluation import bearoff
+from tdgammon.engine.rules.board import board_from_points
 
 SAMPLES = [
     ({6: 3, 5: 2, 1: 1}, {6: 2, 4: 2, 2: 2}),

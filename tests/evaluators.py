@@ -1,4 +1,4 @@
-"""Test doubles for the ``engine.search.Evaluator`` protocol."""
+"""Test doubles for the ``tdgammon.engine.evaluation.search.Evaluator`` protocol."""
 
 from __future__ import annotations
 

@@ -10,9 +10,8 @@ import warnings
 
 import numpy as np
 import pytest
-
-from engine import bearoff
-from engine.board import board_from_points, starting_board
+from tdgammon.engine.evaluation import bearoff
+from tdgammon.engine.rules.board import board_from_points, starting_board
 
 
 @pytest.fixture(scope="session")

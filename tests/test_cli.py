@@ -13,11 +13,10 @@ import sys
 
 import numpy as np
 import pytest
-
-from engine.board import starting_board
-from engine.cli import main
-from engine.formats import decode_position_id
-from engine.movegen_reference import legal_plays
+from tdgammon.engine.formats import decode_position_id
+from tdgammon.engine.interfaces.cli import main
+from tdgammon.engine.movegen.reference import legal_plays
+from tdgammon.engine.rules.board import starting_board
 
 START_ID = "4HPwATDgc/ABMA"
 START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
@@ -62,8 +61,8 @@ def test_moves_takes_dice_from_the_xgid(capsys):
 
 def test_moves_with_no_legal_play_gives_an_empty_list(capsys):
     # Mover on the bar against a closed board: nothing can be played.
-    from engine.board import board_from_points
-    from engine.formats import encode_position_id
+    from tdgammon.engine.formats import encode_position_id
+    from tdgammon.engine.rules.board import board_from_points
 
     board = board_from_points({25: 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 12: 3})
     status, out, _ = run(capsys, "moves", encode_position_id(board), "--dice", "63", "--json")
@@ -120,7 +119,7 @@ def test_bad_input_gives_one_line_and_status_2(capsys, argv, fragment):
 
 def test_console_script_exits_nonzero_without_traceback():
     proc = subprocess.run(
-        [sys.executable, "-m", "engine.cli", "moves", "zzz", "--dice", "52"],
+        [sys.executable, "-m", "tdgammon.engine.interfaces.cli", "moves", "zzz", "--dice", "52"],
         capture_output=True,
         text=True,
         check=False,

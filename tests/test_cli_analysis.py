@@ -7,12 +7,11 @@ import json
 
 import numpy as np
 import pytest
-
-from engine import cli_analysis
-from engine.cli import main
-from engine.formats.position_id import encode_position_id
-from engine.movegen import generate_moves
-from engine.search import PipCountEvaluator, Search
+from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
+from tdgammon.engine.formats.position_id import encode_position_id
+from tdgammon.engine.interfaces import cli_analysis
+from tdgammon.engine.interfaces.cli import main
+from tdgammon.engine.movegen.vectorized import generate_moves
 
 START = "4HPwATDgc/ABMA"
 START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
@@ -22,7 +21,7 @@ PROBABILITY_KEYS = ["win", "win_gammon", "win_backgammon", "lose_gammon", "lose_
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
-    from models.network import PRESETS, build_network, save_model
+    from tdgammon.models.network import PRESETS, build_network, save_model
 
     path = tmp_path_factory.mktemp("cli") / "tiny.pt"
     save_model(path, PRESETS["tiny"], build_network(PRESETS["tiny"], seed=2))
@@ -63,7 +62,7 @@ def test_hint_json_contract(capsys, pipcount):
 
 
 def pipcount_board():
-    from engine.formats.parse import parse_position
+    from tdgammon.engine.formats.parse import parse_position
 
     return parse_position(START).board
 

@@ -6,14 +6,13 @@ import io
 import json
 
 import numpy as np
-
-from engine.agents import PubevalAgent
-from engine.cli import main
-from engine.cube_actions import bot_step
-from engine.game import TO_MOVE
-from engine.match import Match, MatchSettings
-from engine.matfile import load_mat
-from engine.notation import format_move
+from tdgammon.engine.flow.game import TO_MOVE
+from tdgammon.engine.flow.match import Match, MatchSettings
+from tdgammon.engine.flow.matfile import load_mat
+from tdgammon.engine.formats.notation import format_move
+from tdgammon.engine.interfaces.cli import main
+from tdgammon.engine.players.agents import PubevalAgent
+from tdgammon.engine.players.cube_actions import bot_step
 
 
 def pubeval_script(seed: int, settings: MatchSettings, human_seat: int = 0) -> list[str]:
@@ -156,7 +155,7 @@ def test_match_command_match_play(monkeypatch, capsys):
 
 
 def test_duplicate_pairs_share_dice():
-    from engine.duel import play_series
+    from tdgammon.engine.players.duel import play_series
 
     class Recorder(PubevalAgent):
         def __init__(self):

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from engine.cli_play import make_agent
-from engine.heuristic_agent import HeuristicAgent
+from tdgammon.engine.interfaces.cli_play import make_agent
+from tdgammon.engine.players.heuristic import HeuristicAgent
 
 
 @pytest.mark.parametrize("variant", ["dutch", "nackgammon", "hypergammon", "acey-deucey"])
@@ -26,7 +25,7 @@ def test_hint_analyses_with_the_variants_network_and_rules(variant, monkeypatch,
     variant with its own network (not the standard one, not pubeval)."""
     import io
 
-    from engine.cli import main
+    from tdgammon.engine.interfaces.cli import main
 
     monkeypatch.setattr("sys.stdin", io.StringIO("hint\nquit\n"))
     assert main(["play", "--variant", variant, "--opponent", "human", "--seed", "3"]) == 0
@@ -37,8 +36,8 @@ def test_hint_analyses_with_the_variants_network_and_rules(variant, monkeypatch,
 
 def test_plies_makes_network_players_search(monkeypatch, capsys):
     """--plies N: network players search N plies (and keep the cube logic)."""
-    from engine.cli import main
-    from engine.cube_agent import CubeAgent
+    from tdgammon.engine.cube.agent import CubeAgent
+    from tdgammon.engine.interfaces.cli import main
 
     bot = make_agent("bot", seed=0, variant="hypergammon", plies=1)
     assert isinstance(bot, CubeAgent) and bot.plies == 1

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine import cube
-from engine.board import board_from_points, starting_board
-from engine.position import Position
+from tdgammon.engine.cube import theory as cube
+from tdgammon.engine.rules.board import board_from_points, starting_board
+from tdgammon.engine.rules.position import Position
 
 GAMMONLESS = [0.5, 0, 0, 0, 0]
 

@@ -1,20 +1,19 @@
-"""engine.cube_agent: doubling, taking, beavers from the evaluation; games with the cube."""
+"""tdgammon.engine.cube.agent: doubling, taking, beavers from the evaluation; games with the
+cube."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.agents import BEAVER, DROP, TAKE
-from engine.board import starting_board
-from engine.cube import cube_decision
-from engine.cube_actions import play_game, play_match
-from engine.cube_agent import CubeAgent
-from engine.game import Game, GameSettings
-from engine.match import Match, MatchSettings
-from engine.position import CUBE_MOVER, CUBE_OPPONENT, Position
-from engine.search import PipCountEvaluator, Search
-from tests.evaluators import FixedEvaluator
+from evaluators import FixedEvaluator
+from tdgammon.engine.cube.agent import CubeAgent
+from tdgammon.engine.cube.theory import BEAVER, DROP, TAKE, cube_decision
+from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
+from tdgammon.engine.flow.game import Game, GameSettings
+from tdgammon.engine.flow.match import Match, MatchSettings
+from tdgammon.engine.players.cube_actions import play_game, play_match
+from tdgammon.engine.rules.board import starting_board
+from tdgammon.engine.rules.position import CUBE_MOVER, CUBE_OPPONENT, Position
 
 
 def agent(probabilities) -> CubeAgent:
@@ -78,7 +77,7 @@ def test_match_play_take_uses_the_match_equity_table():
 def test_plays_like_the_search():
     search = Search(PipCountEvaluator())
     a = CubeAgent(search, plies=1)
-    from engine.movegen import generate_moves
+    from tdgammon.engine.movegen.vectorized import generate_moves
 
     board = starting_board()
     moves = generate_moves(board[None, :], np.array([[6, 4]]))
@@ -106,7 +105,7 @@ def test_bot_match_with_the_cube_finishes():
 
 @pytest.mark.parametrize("plies", [-1, 9])
 def test_bad_plies(plies):
-    from engine.errors import TdgammonError
+    from tdgammon.engine.rules.errors import TdgammonError
 
     with pytest.raises(TdgammonError):
         CubeAgent(PipCountEvaluator(), plies=plies)
@@ -126,9 +125,9 @@ class RecordingEvaluator(FixedEvaluator):
 
 
 def test_a_network_player_without_cube_methods_gets_the_cube_agents_decisions():
-    """engine.cube_actions: a plain network player (an agent with an evaluator)
+    """tdgammon.engine.players.cube_actions: a plain network player (an agent with an evaluator)
     doubles and answers doubles exactly as a CubeAgent on the same evaluator."""
-    from engine.cube_actions import ask_double, ask_take
+    from tdgammon.engine.players.cube_actions import ask_double, ask_take
 
     class NetworkPlayer:
         name = "net"
@@ -147,7 +146,7 @@ def test_a_network_player_without_cube_methods_gets_the_cube_agents_decisions():
 def test_hypergammon_cube_decisions_see_the_three_checkers_in_play():
     """Game.position() counts Hypergammon's 12 unused checkers a side as borne
     off (Position holds 15); the cube player evaluates the board in play."""
-    from engine.variants import get_variant
+    from tdgammon.engine.rules.variants import get_variant
 
     hyper = get_variant("hypergammon")
     game = Game(GameSettings(variant="hypergammon"))

@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.agents import best_per_parent
-from engine.board import board_from_points, flip
-from engine.evaluator import NetworkAgent, NetworkEvaluator, best_rows, default_evaluator
-from engine.movegen import generate_moves
-from engine.random_play import random_game_positions
-from models import SHIPPED_MODEL
-from models.network import PRESETS, build_network
-from models.outputs import equity, invert
+from tdgammon.engine.evaluation.evaluator import (
+    NetworkAgent,
+    NetworkEvaluator,
+    best_rows,
+    default_evaluator,
+)
+from tdgammon.engine.flow.random_play import random_game_positions
+from tdgammon.engine.movegen.vectorized import generate_moves
+from tdgammon.engine.players.agents import best_per_parent
+from tdgammon.engine.rules.board import board_from_points, flip
+from tdgammon.engine.rules.outputs import equity, invert
+from tdgammon.models import SHIPPED_MODEL
+from tdgammon.models.network import PRESETS, build_network
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +85,7 @@ def test_agent_maximises_equity(evaluator):
 @pytest.mark.skipif(not SHIPPED_MODEL.is_file(), reason="no shipped model yet")
 def test_default_evaluator_loads_the_shipped_model():
     ev = default_evaluator()
-    from engine.board import starting_board
+    from tdgammon.engine.rules.board import starting_board
 
     p = ev.evaluate(starting_board())
     assert 0.4 < p[0] < 0.6  # the opening position is close to even

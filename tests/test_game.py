@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.board import board_from_points, flip, starting_board
-from engine.errors import IllegalMoveError, RuleError
-from engine.game import (
+from tdgammon.engine.flow.game import (
     BEAVERED,
     DOUBLED,
     ENDED_BY_BEAR_OFF,
@@ -21,7 +18,9 @@ from engine.game import (
     Game,
     GameSettings,
 )
-from engine.outcome import BACKGAMMON, GAMMON, SINGLE
+from tdgammon.engine.rules.board import board_from_points, flip, starting_board
+from tdgammon.engine.rules.errors import IllegalMoveError, RuleError
+from tdgammon.engine.rules.outcome import BACKGAMMON, GAMMON, SINGLE
 
 
 def snapshot(game: Game) -> tuple:

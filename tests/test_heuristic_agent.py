@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.agents import RandomAgent
-from engine.board import MOVER_HAND, OPPONENT_BAR, OPPONENT_HAND, board_from_points
-from engine.heuristic_agent import SHOTS, HeuristicAgent, heuristic_scores
-from engine.movegen import generate_moves
-from engine.variants import VARIANTS, get_variant
-from train.evaluate import play_variant_duel
+from tdgammon.engine.movegen.vectorized import generate_moves
+from tdgammon.engine.players.agents import RandomAgent
+from tdgammon.engine.players.heuristic import SHOTS, HeuristicAgent, heuristic_scores
+from tdgammon.engine.rules.board import MOVER_HAND, OPPONENT_BAR, OPPONENT_HAND, board_from_points
+from tdgammon.engine.rules.variants import VARIANTS, get_variant
+from tdgammon.train.evaluate import play_variant_duel
 
 
 def _choose(board, dice, variant="standard"):
@@ -58,8 +57,8 @@ def test_scores_positions_with_checkers_in_hand():
 
 def _rest(board, variant):
     """Score minus the race term: points, blots, stacks, off."""
-    from engine.board import flip
-    from engine.heuristic_agent import _pips
+    from tdgammon.engine.players.heuristic import _pips
+    from tdgammon.engine.rules.board import flip
 
     b = np.asarray(board, dtype=np.int16)[None, :]
     race = _pips(flip(b)) - _pips(b)

@@ -6,11 +6,7 @@ import os
 
 import numpy as np
 import pytest
-
-from engine.agents import PubevalAgent, RandomAgent
-from engine.cube_actions import play_game, play_match
-from engine.errors import IllegalMoveError, RuleError, TdgammonError
-from engine.game import (
+from tdgammon.engine.flow.game import (
     BEAVERED,
     DOUBLED,
     OPENING,
@@ -18,9 +14,12 @@ from engine.game import (
     TO_MOVE,
     TO_ROLL,
 )
-from engine.match import Match, MatchSettings
-from engine.outcome import SINGLE
-from tests.test_game import snapshot
+from tdgammon.engine.flow.match import Match, MatchSettings
+from tdgammon.engine.players.agents import PubevalAgent, RandomAgent
+from tdgammon.engine.players.cube_actions import play_game, play_match
+from tdgammon.engine.rules.errors import IllegalMoveError, RuleError, TdgammonError
+from tdgammon.engine.rules.outcome import SINGLE
+from test_game import snapshot
 
 
 def win_game(match: Match, seat: int, points_kind: int = SINGLE, double: bool = False) -> None:

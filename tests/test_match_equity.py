@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from engine import match_equity as me
+from tdgammon.engine.cube import match_equity as me
 
 
 def test_table_shapes_and_symmetry():

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.agents import PubevalAgent, RandomAgent
-from engine.cube_actions import play_match
-from engine.errors import FormatError
-from engine.game import ACT_MOVE
-from engine.match import Match, MatchSettings
-from engine.matfile import (
+from tdgammon.engine.display.study import SAMPLE_MATCH
+from tdgammon.engine.flow.game import ACT_MOVE
+from tdgammon.engine.flow.match import Match, MatchSettings
+from tdgammon.engine.flow.matfile import (
     MatFileError,
     format_mat,
     load_mat,
@@ -21,8 +17,9 @@ from engine.matfile import (
     read_mat,
     write_mat,
 )
-
-DATA = Path(__file__).parent / "data"
+from tdgammon.engine.players.agents import PubevalAgent, RandomAgent
+from tdgammon.engine.players.cube_actions import play_match
+from tdgammon.engine.rules.errors import FormatError
 
 
 def bot_match(settings: MatchSettings, seed: int) -> Match:
@@ -99,7 +96,7 @@ def test_round_trip_with_beaver_raccoon_and_resignations():
 
 
 def test_real_world_sample_with_comments_and_odd_spacing_loads():
-    loaded = load_mat(DATA / "sample_real.mat")
+    loaded = load_mat(SAMPLE_MATCH)
     match = loaded.match
     assert match.names == ("alice", "bob")
     assert match.settings.length == 3
@@ -126,7 +123,7 @@ def test_write_and_load_file(tmp_path):
 
 
 def test_positions_export_xgid_and_gnubg_id():
-    loaded = load_mat(DATA / "sample_real.mat")
+    loaded = load_mat(SAMPLE_MATCH)
     ids = position_ids(loaded.match)
     first = ids[0]
     assert first["game"] == 1 and first["action"] == ACT_MOVE
@@ -137,7 +134,7 @@ def test_positions_export_xgid_and_gnubg_id():
     assert all(entry["xgid"].split(":")[7] == "1" for entry in crawford)
 
 
-GOOD = (DATA / "sample_real.mat").read_text()
+GOOD = (SAMPLE_MATCH).read_text()
 
 
 def corrupt(line_no: int, new: str | None) -> str:

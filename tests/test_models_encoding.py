@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.board import board_from_points, flip, starting_board
-from engine.random_play import random_game_positions
-from models.encoding import (
+from tdgammon.engine.flow.random_play import random_game_positions
+from tdgammon.engine.rules.board import board_from_points, flip, starting_board
+from tdgammon.models.encoding import (
     ENCODINGS,
     EXTENDED_SIDE_FEATURES,
     EXTENDED_SIZE,
@@ -165,7 +164,7 @@ def test_distinct_positions_encode_differently(name):
 
 
 def _hand_board(mover_points, opponent_points, mover_hand, opponent_hand, mover_bar=0):
-    from engine.board import MOVER_BAR, MOVER_HAND, OPPONENT_HAND
+    from tdgammon.engine.rules.board import MOVER_BAR, MOVER_HAND, OPPONENT_HAND
 
     board = np.zeros(30, dtype=np.int8)
     for point, count in mover_points.items():
@@ -179,8 +178,8 @@ def _hand_board(mover_points, opponent_points, mover_hand, opponent_hand, mover_
 
 
 def test_raw_hand_units_at_the_dutch_start():
-    from engine.variants import get_variant
-    from models.encoding import RAW_HAND_SIZE, raw_hand_encoding
+    from tdgammon.engine.rules.variants import get_variant
+    from tdgammon.models.encoding import RAW_HAND_SIZE, raw_hand_encoding
 
     x = raw_hand_encoding(get_variant("dutch").starting_board()[None, :])[0]
     assert x.shape == (RAW_HAND_SIZE,) == (200,)
@@ -190,7 +189,7 @@ def test_raw_hand_units_at_the_dutch_start():
 
 
 def test_raw_hand_units_on_a_hand_made_position():
-    from models.encoding import raw_hand_encoding
+    from tdgammon.models.encoding import raw_hand_encoding
 
     # mover: 3 in hand, 1 on the bar, 2 on its 24, 9 on its 6;
     # opponent: 5 in hand, 10 on its 13
@@ -208,7 +207,7 @@ def test_raw_hand_units_on_a_hand_made_position():
 
 
 def test_raw_hand_extends_raw_and_is_zero_in_the_standard_game():
-    from models.encoding import raw_hand_encoding
+    from tdgammon.models.encoding import raw_hand_encoding
 
     boards, _ = random_game_positions(300, np.random.default_rng(11))
     x = raw_hand_encoding(boards)
@@ -217,7 +216,7 @@ def test_raw_hand_extends_raw_and_is_zero_in_the_standard_game():
 
 
 def test_raw_hand_tells_hand_from_nothing():
-    from models.encoding import raw_hand_encoding
+    from tdgammon.models.encoding import raw_hand_encoding
 
     # Same points; one side has 2 checkers in hand instead of borne off.
     in_hand = _hand_board({6: 13}, {6: 15}, mover_hand=2, opponent_hand=0)
@@ -232,9 +231,8 @@ def test_shipped_standard_model_evaluates_exactly_as_before():
     # Values recorded from the evaluator before variants were added (same model file):
     # the raw encoding and the standard evaluation path are unchanged.
     import torch
-
-    from engine.evaluator import NetworkAgent, default_evaluator
-    from engine.movegen import generate_moves
+    from tdgammon.engine.evaluation.evaluator import NetworkAgent, default_evaluator
+    from tdgammon.engine.movegen.vectorized import generate_moves
 
     torch.set_num_threads(1)
     evaluator = default_evaluator()

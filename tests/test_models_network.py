@@ -5,18 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
-from engine.random_play import random_game_positions
-from models.encoding import ENCODINGS
-from models.network import (
-    PRESETS,
-    ModelFileError,
-    build_network,
-    load_model,
-    model_record,
-    save_model,
-)
-from models.outputs import (
+from tdgammon.engine.flow.random_play import random_game_positions
+from tdgammon.engine.rules.outputs import (
     LOSE_BACKGAMMON,
     LOSE_GAMMON,
     WIN,
@@ -25,6 +15,15 @@ from models.outputs import (
     equity,
     invert,
     outcome_probs,
+)
+from tdgammon.models.encoding import ENCODINGS
+from tdgammon.models.network import (
+    PRESETS,
+    ModelFileError,
+    build_network,
+    load_model,
+    model_record,
+    save_model,
 )
 
 

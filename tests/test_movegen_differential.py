@@ -14,13 +14,12 @@ import os
 
 import numpy as np
 import pytest
-
-from engine.agents import PubevalAgent
-from engine.board import BOARD_DTYPE, MOVER_BAR, flip, validate
-from engine.dice import ALL_ROLLS, roll_dice
-from engine.movegen import NO_MOVE, generate_moves
-from engine.movegen_reference import apply_move, legal_plays
-from engine.random_play import random_boards, random_game_positions
+from tdgammon.engine.flow.random_play import random_boards, random_game_positions
+from tdgammon.engine.movegen.reference import apply_move, legal_plays
+from tdgammon.engine.movegen.vectorized import NO_MOVE, generate_moves
+from tdgammon.engine.players.agents import PubevalAgent
+from tdgammon.engine.rules.board import BOARD_DTYPE, MOVER_BAR, flip, validate
+from tdgammon.engine.rules.dice import ALL_ROLLS, roll_dice
 
 SEED = int(os.environ.get("TDGAMMON_TEST_SEED", "20261129"))
 GAME_POSITIONS = 20_000

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.board import board_from_points
-from engine.formats import decode_position_id, parse_position
-from engine.movegen import generate_moves
-from engine.movegen_reference import legal_plays
+from tdgammon.engine.formats import decode_position_id, parse_position
+from tdgammon.engine.movegen.reference import legal_plays
+from tdgammon.engine.movegen.vectorized import generate_moves
+from tdgammon.engine.rules.board import board_from_points
 
 VECTORS = [
     json.loads(line)

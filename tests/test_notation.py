@@ -1,4 +1,4 @@
-"""Tests of engine.notation: parse_move, format_move, match_move (rules.md 8).
+"""Tests of tdgammon.engine.formats.notation: parse_move, format_move, match_move (rules.md 8).
 
 Positions are built with board_from_points(mover, opponent), each dict in its
 owner's numbering (the opponent's point k is the mover's point 25 - k; 25 is
@@ -13,17 +13,16 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from engine.board import board_from_points, flip, starting_board
-from engine.errors import FormatError, IllegalMoveError, TdgammonError
-from engine.movegen_reference import Play, legal_plays
-from engine.notation import (
+from tdgammon.engine.formats.notation import (
     format_move,
     format_move_plain,
     match_move,
     parse_move,
     parse_move_marked,
 )
+from tdgammon.engine.movegen.reference import Play, legal_plays
+from tdgammon.engine.rules.board import board_from_points, flip, starting_board
+from tdgammon.engine.rules.errors import FormatError, IllegalMoveError, TdgammonError
 
 START = {24: 2, 13: 5, 8: 3, 6: 5}
 

@@ -1,4 +1,4 @@
-"""engine.render.render_board: the text board shows what the position holds.
+"""tdgammon.engine.display.render.render_board: the text board shows what the position holds.
 
 The board part is read back by ``read_board`` (columns located from the point
 numbers in the two header lines), and every point's and bar's count must equal
@@ -11,8 +11,9 @@ import re
 
 import numpy as np
 import pytest
-
-from engine.board import (
+from tdgammon.engine.display.render import render_board
+from tdgammon.engine.flow.random_play import random_boards, random_game_positions
+from tdgammon.engine.rules.board import (
     BOARD_SIZE,
     MOVER_BAR,
     MOVER_HAND,
@@ -25,9 +26,7 @@ from engine.board import (
     starting_board,
     validate,
 )
-from engine.position import CUBE_MOVER, CUBE_OPPONENT, Position
-from engine.random_play import random_boards, random_game_positions
-from engine.render import render_board
+from tdgammon.engine.rules.position import CUBE_MOVER, CUBE_OPPONENT, Position
 
 START_IDS = {
     "position_id": "4HPwATDgc/ABMA",

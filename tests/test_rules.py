@@ -13,8 +13,8 @@ Expected plays are written by hand in move notation (``13/10 10/9``, ``bar/21``,
 ``4/off``, ``*`` on every move that hits and only there) and were worked out
 from rules.md, not from a generator. ``assert_plays`` applies them with its own
 small move function and compares the resulting boards with
-``engine.movegen_reference.legal_plays``; ``plays_both`` also checks that the
-vectorized ``engine.movegen.generate_moves`` gives the same boards.
+``tdgammon.engine.movegen.reference.legal_plays``; ``plays_both`` also checks that the
+vectorized ``tdgammon.engine.movegen.vectorized.generate_moves`` gives the same boards.
 """
 
 from __future__ import annotations
@@ -23,17 +23,16 @@ import re
 
 import numpy as np
 import pytest
-
-from engine.board import (
+from tdgammon.engine.movegen.reference import legal_plays
+from tdgammon.engine.movegen.vectorized import NO_MOVE, generate_moves
+from tdgammon.engine.rules.board import (
     MOVER_BAR,
     MOVER_OFF,
     OPPONENT_BAR,
     board_from_points,
     starting_board,
 )
-from engine.movegen import NO_MOVE, generate_moves
-from engine.movegen_reference import legal_plays
-from engine.outcome import (
+from tdgammon.engine.rules.outcome import (
     BACKGAMMON,
     GAMMON,
     MOVER_WINS,
@@ -143,7 +142,7 @@ def vectorized_boards(board, dice) -> set[tuple[int, ...]]:
 def plays_both(board, dice) -> set[tuple[int, ...]]:
     """Resulting boards of every legal play, by the reference generator.
 
-    The vectorized ``engine.movegen.generate_moves`` must give the same set (and
+    The vectorized ``tdgammon.engine.movegen.vectorized.generate_moves`` must give the same set (and
     for no legal play: the single pass row holding the input board).
     """
     plays = legal_plays(board, dice)

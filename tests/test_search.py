@@ -1,18 +1,12 @@
-"""engine.search: 0-ply scoring, n-ply expectimax checked against its definition, filters."""
+"""tdgammon.engine.evaluation.search: 0-ply scoring, n-ply expectimax checked against its
+definition, filters."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.bearoff import evaluate_bearoff, is_bearoff_position
-from engine.board import board_from_points, flip, starting_board
-from engine.dice import ALL_ROLLS, ROLL_WEIGHTS
-from engine.errors import TdgammonError
-from engine.movegen import generate_moves
-from engine.movegen_reference import legal_plays
-from engine.random_play import random_game_positions
-from engine.search import (
+from tdgammon.engine.evaluation.bearoff import evaluate_bearoff, is_bearoff_position
+from tdgammon.engine.evaluation.search import (
     MoveFilter,
     PipCountEvaluator,
     Search,
@@ -22,6 +16,12 @@ from engine.search import (
     probabilities_dict,
     top_per_parent,
 )
+from tdgammon.engine.flow.random_play import random_game_positions
+from tdgammon.engine.movegen.reference import legal_plays
+from tdgammon.engine.movegen.vectorized import generate_moves
+from tdgammon.engine.rules.board import board_from_points, flip, starting_board
+from tdgammon.engine.rules.dice import ALL_ROLLS, ROLL_WEIGHTS
+from tdgammon.engine.rules.errors import TdgammonError
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""engine.search under every variant's rules: 1-ply checked against its definition
+"""tdgammon.engine.evaluation.search under every variant's rules: 1-ply checked against its
+definition
 with the reference generator (extra rolls and checkers-left scoring included),
 and the searching player finishing games."""
 
@@ -6,19 +7,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.board import MOVER_OFF, flip
-from engine.dice import ALL_ROLLS, ROLL_WEIGHTS
-from engine.duel import play_duel
-from engine.errors import TdgammonError
-from engine.evaluator import load_evaluator
-from engine.heuristic_agent import HeuristicAgent
-from engine.movegen_reference import legal_plays
-from engine.outcome import variant_equity
-from engine.random_play import random_game_positions
-from engine.search import Search, SearchAgent, invert_probabilities
-from engine.variants import VARIANTS, get_variant
-from models import shipped_model
+from tdgammon.engine.evaluation.evaluator import load_evaluator
+from tdgammon.engine.evaluation.search import Search, SearchAgent, invert_probabilities
+from tdgammon.engine.flow.random_play import random_game_positions
+from tdgammon.engine.movegen.reference import legal_plays
+from tdgammon.engine.players.duel import play_duel
+from tdgammon.engine.players.heuristic import HeuristicAgent
+from tdgammon.engine.rules.board import MOVER_OFF, flip
+from tdgammon.engine.rules.dice import ALL_ROLLS, ROLL_WEIGHTS
+from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.engine.rules.outcome import variant_equity
+from tdgammon.engine.rules.variants import VARIANTS, get_variant
+from tdgammon.models import shipped_model
 
 VARIANT_NAMES = [name for name in VARIANTS if name != "standard"]
 

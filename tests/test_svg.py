@@ -1,4 +1,4 @@
-"""engine.svg: the board picture shows what the position holds.
+"""tdgammon.engine.display.svg: the board picture shows what the position holds.
 
 The SVG is parsed back (every checker is a circle with class ``checker x|o``
 and ``data-point``; borne-off checkers are ``rect`` with class ``off x|o``)
@@ -13,8 +13,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
-from engine.board import (
+from tdgammon.engine.display.svg import HEIGHT, WIDTH, board_shapes, board_svg, draw_board, save_png
+from tdgammon.engine.flow.random_play import random_game_positions
+from tdgammon.engine.interfaces.cli import main
+from tdgammon.engine.rules.board import (
     MOVER_BAR,
     MOVER_OFF,
     OPPONENT_BAR,
@@ -22,10 +24,7 @@ from engine.board import (
     board_from_points,
     starting_board,
 )
-from engine.cli import main
-from engine.position import CUBE_MOVER, Position
-from engine.random_play import random_game_positions
-from engine.svg import HEIGHT, WIDTH, board_shapes, board_svg, draw_board, save_png
+from tdgammon.engine.rules.position import CUBE_MOVER, Position
 
 SVG = "{http://www.w3.org/2000/svg}"
 START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"

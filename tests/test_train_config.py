@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from train.config import (
+from tdgammon.train.config import (
     Config,
     ConfigError,
     config_to_dict,
@@ -31,7 +30,7 @@ def test_every_field_has_a_docstring():
     import ast
     import inspect
 
-    import train.config as module
+    import tdgammon.train.config as module
 
     tree = ast.parse(inspect.getsource(module))
     for node in tree.body:

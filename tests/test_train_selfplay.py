@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from engine.board import CHECKERS_PER_SIDE
-from engine.evaluator import NetworkEvaluator
-from models.network import PRESETS, build_network
-from models.outputs import invert
-from train.selfplay import SelfPlay, lambda_returns
+from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
+from tdgammon.engine.rules.board import CHECKERS_PER_SIDE
+from tdgammon.engine.rules.outputs import invert
+from tdgammon.models.network import PRESETS, build_network
+from tdgammon.train.selfplay import SelfPlay, lambda_returns
 
 
 def _values(rows):

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from engine.cli import main
-from models.network import load_model
-from train import ship
-from train.evaluate import strength
+from tdgammon.engine.interfaces.cli import main
+from tdgammon.models.network import load_model
+from tdgammon.train import ship
+from tdgammon.train.evaluate import strength
 
 
 def _tiny_run(tmp_path, tiny_config, preset: str, variant: str):

@@ -1,6 +1,6 @@
 """Smoke test of the real training entry point: train, resume, load, play.
 
-Runs ``tdgammon train`` (engine.cli.main) on a tiny config in seconds.
+Runs ``tdgammon train`` (tdgammon.engine.interfaces.cli.main) on a tiny config in seconds.
 """
 
 from __future__ import annotations
@@ -8,13 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
-from engine.agents import RandomAgent
-from engine.cli import main
-from engine.duel import play_duel
-from engine.evaluator import NetworkAgent, load_evaluator
-from models.network import ModelFileError, load_model
-from train.checkpoint import load_checkpoint
+from tdgammon.engine.evaluation.evaluator import NetworkAgent, load_evaluator
+from tdgammon.engine.interfaces.cli import main
+from tdgammon.engine.players.agents import RandomAgent
+from tdgammon.engine.players.duel import play_duel
+from tdgammon.models.network import ModelFileError, load_model
+from tdgammon.train.checkpoint import load_checkpoint
 
 SMOKE = {
     "eval": {"every_games": 30, "pubeval_games": 20, "best_games": 10, "parallel_pairs": 10},
@@ -78,7 +77,7 @@ def test_corrupt_checkpoint_is_a_clear_error(tmp_path, capsys):
 def test_bench_commands(tmp_path, capsys):
     import json
 
-    from models.network import PRESETS, build_network, save_model
+    from tdgammon.models.network import PRESETS, build_network, save_model
 
     model = tmp_path / "tiny.pt"
     save_model(model, PRESETS["tiny"], build_network(PRESETS["tiny"], seed=1))
@@ -104,15 +103,18 @@ def test_train_cli_does_not_import_torch_for_other_commands():
     import subprocess
     import sys
 
-    code = "import sys, engine.cli; engine.cli.build_parser(); print('torch' in sys.modules)"
+    code = (
+        "import sys; from tdgammon.engine.interfaces import cli; cli.build_parser(); "
+        "print('torch' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
 def test_init_from_a_model_file(tmp_path):
-    from models.network import PRESETS, build_network, save_model
-    from train.config import load_config
-    from train.loop import Trainer
+    from tdgammon.models.network import PRESETS, build_network, save_model
+    from tdgammon.train.config import load_config
+    from tdgammon.train.loop import Trainer
 
     source = build_network(PRESETS["tiny"], seed=42)
     path = tmp_path / "start.pt"

@@ -7,20 +7,19 @@ import json
 import numpy as np
 import pytest
 import torch
-
-from engine.agents import RandomAgent
-from engine.board import MOVER_HAND, OPPONENT_OFF
-from engine.cli import main
-from engine.errors import TdgammonError
-from engine.evaluator import NetworkAgent, NetworkEvaluator, load_evaluator
-from engine.heuristic_agent import HeuristicAgent
-from engine.outcome import terminal_probs, variant_equity
-from engine.variants import get_variant
-from models.network import PRESETS, build_network, load_model, save_model
-from models.outputs import invert
-from train.checkpoint import load_checkpoint
-from train.evaluate import play_variant_duel, strength
-from train.selfplay import SelfPlay, lambda_returns
+from tdgammon.engine.evaluation.evaluator import NetworkAgent, NetworkEvaluator, load_evaluator
+from tdgammon.engine.interfaces.cli import main
+from tdgammon.engine.players.agents import RandomAgent
+from tdgammon.engine.players.heuristic import HeuristicAgent
+from tdgammon.engine.rules.board import MOVER_HAND, OPPONENT_OFF
+from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.engine.rules.outcome import terminal_probs, variant_equity
+from tdgammon.engine.rules.outputs import invert
+from tdgammon.engine.rules.variants import get_variant
+from tdgammon.models.network import PRESETS, build_network, load_model, save_model
+from tdgammon.train.checkpoint import load_checkpoint
+from tdgammon.train.evaluate import play_variant_duel, strength
+from tdgammon.train.selfplay import SelfPlay, lambda_returns
 
 TINY_DUTCH = {
     "model": {"preset": "tiny_hand", "variant": "dutch"},
@@ -194,7 +193,7 @@ def test_standard_runs_are_unchanged_by_the_variant_field(tmp_path):
 
 @pytest.mark.parametrize("name", ["nackgammon", "hypergammon", "dutch", "acey-deucey"])
 def test_shipped_variant_models_load_and_play_their_variant(name):
-    from train.evaluate import variant_model_path
+    from tdgammon.train.evaluate import variant_model_path
 
     path = variant_model_path(name)
     if not path.is_file():

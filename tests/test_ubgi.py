@@ -10,17 +10,25 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.board import board_from_points, starting_board
-from engine.cube_agent import CubeAgent
-from engine.formats.xgid import position_to_xgid
-from engine.game import BEAVERED, DOUBLED, OPENING, OVER, TO_MOVE, TO_ROLL, Game, GameSettings
-from engine.movegen_reference import legal_plays
-from engine.notation import match_move, parse_move
-from engine.position import Position
-from engine.search import PipCountEvaluator
-from engine.ubgi import UbgiEngine
-from tests.evaluators import FixedEvaluator
+from evaluators import FixedEvaluator
+from tdgammon.engine.cube.agent import CubeAgent
+from tdgammon.engine.evaluation.search import PipCountEvaluator
+from tdgammon.engine.flow.game import (
+    BEAVERED,
+    DOUBLED,
+    OPENING,
+    OVER,
+    TO_MOVE,
+    TO_ROLL,
+    Game,
+    GameSettings,
+)
+from tdgammon.engine.formats.notation import match_move, parse_move
+from tdgammon.engine.formats.xgid import position_to_xgid
+from tdgammon.engine.interfaces.ubgi import UbgiEngine
+from tdgammon.engine.movegen.reference import legal_plays
+from tdgammon.engine.rules.board import board_from_points, starting_board
+from tdgammon.engine.rules.position import Position
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -136,7 +144,16 @@ def test_never_dies_on_an_internal_error():
 class Pipe:
     def __init__(self, model: Path) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "engine.cli", "ubgi", "--model", str(model), "--plies", "0"],
+            [
+                sys.executable,
+                "-m",
+                "tdgammon.engine.interfaces.cli",
+                "ubgi",
+                "--model",
+                str(model),
+                "--plies",
+                "0",
+            ],
             cwd=REPO,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -158,7 +175,7 @@ class Pipe:
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory) -> Path:
-    from models.network import PRESETS, build_network, save_model
+    from tdgammon.models.network import PRESETS, build_network, save_model
 
     path = tmp_path_factory.mktemp("ubgi") / "tiny.pt"
     save_model(path, PRESETS["tiny"], build_network(PRESETS["tiny"], seed=3))

@@ -1,6 +1,6 @@
 """Variants end to end (rules.md 7): game flow, matches, records, duels and the CLI.
 
-Random full games of every variant run through ``engine.game.Game`` with the
+Random full games of every variant run through ``tdgammon.engine.flow.game.Game`` with the
 invariants checked after every action; Acey-Deucey pays the stake times the
 loser's checkers not borne off; ``.mat`` records name the variant and read
 back identically; ``tdgammon play --variant`` completes and saves a game.
@@ -12,20 +12,19 @@ import io
 
 import numpy as np
 import pytest
-
-from engine.agents import PubevalAgent, RandomAgent
-from engine.board import MOVER_HAND, OPPONENT_HAND, flip
-from engine.cli import main
-from engine.cube_actions import bot_step, play_match
-from engine.duel import play_duel
-from engine.errors import RuleError, TdgammonError
-from engine.game import OPENING, OVER, TO_MOVE, TO_ROLL, Game, GameSettings
-from engine.match import Match, MatchSettings
-from engine.matfile import format_mat, load_mat, position_ids, read_mat
-from engine.notation import format_move, match_move, parse_move
-from engine.outcome import game_values
-from engine.render import render_board
-from engine.variants import VARIANTS, get_variant
+from tdgammon.engine.display.render import render_board
+from tdgammon.engine.flow.game import OPENING, OVER, TO_MOVE, TO_ROLL, Game, GameSettings
+from tdgammon.engine.flow.match import Match, MatchSettings
+from tdgammon.engine.flow.matfile import format_mat, load_mat, position_ids, read_mat
+from tdgammon.engine.formats.notation import format_move, match_move, parse_move
+from tdgammon.engine.interfaces.cli import main
+from tdgammon.engine.players.agents import PubevalAgent, RandomAgent
+from tdgammon.engine.players.cube_actions import bot_step, play_match
+from tdgammon.engine.players.duel import play_duel
+from tdgammon.engine.rules.board import MOVER_HAND, OPPONENT_HAND, flip
+from tdgammon.engine.rules.errors import RuleError, TdgammonError
+from tdgammon.engine.rules.outcome import game_values
+from tdgammon.engine.rules.variants import VARIANTS, get_variant
 
 ALL = list(VARIANTS)
 

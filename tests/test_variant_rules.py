@@ -16,8 +16,10 @@ import re
 
 import numpy as np
 import pytest
-
-from engine.board import (
+from tdgammon.engine.flow.random_play import random_game_positions
+from tdgammon.engine.movegen.reference import legal_plays
+from tdgammon.engine.movegen.vectorized import HAND_SOURCE, NO_MOVE, generate_moves
+from tdgammon.engine.rules.board import (
     BOARD_SIZE,
     MOVER_BAR,
     MOVER_HAND,
@@ -27,11 +29,15 @@ from engine.board import (
     OPPONENT_OFF,
     validate,
 )
-from engine.movegen import HAND_SOURCE, NO_MOVE, generate_moves
-from engine.movegen_reference import legal_plays
-from engine.outcome import is_game_over
-from engine.random_play import random_game_positions
-from engine.variants import ACEY_DEUCEY, DUTCH, HYPERGAMMON, NACKGAMMON, VARIANTS, Variant
+from tdgammon.engine.rules.outcome import is_game_over
+from tdgammon.engine.rules.variants import (
+    ACEY_DEUCEY,
+    DUTCH,
+    HYPERGAMMON,
+    NACKGAMMON,
+    VARIANTS,
+    Variant,
+)
 
 SEED = int(os.environ.get("TDGAMMON_TEST_SEED", "20261129"))
 HAND = HAND_SOURCE

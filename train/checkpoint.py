@@ -3,7 +3,7 @@
 Layout (a dict, loadable with ``torch.load(weights_only=True)``)::
 
     format: "tdgammon-checkpoint", format_version: 1
-    model:      the model record of models.network (so load_model reads checkpoints)
+    model:      the model record of tdgammon.models.network (so load_model reads checkpoints)
     optimizer:  optimizer state dict
     config:     the resolved config ({section: {field: value}})
     git_commit: commit of the code that wrote it ("unknown" outside a git checkout)
@@ -24,9 +24,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
-
-from models.atomic import atomic_torch_save
-from models.network import ModelFileError, read_torch_file
+from tdgammon.models.atomic import atomic_torch_save
+from tdgammon.models.network import ModelFileError, read_torch_file
 
 CHECKPOINT_FORMAT = "tdgammon-checkpoint"
 CHECKPOINT_FORMAT_VERSION = 1

@@ -1,10 +1,10 @@
 """``tdgammon train``, ``tdgammon bench strength`` and ``tdgammon bench selfplay``.
 
-Thin: parse, call ``train.loop`` / ``train.evaluate``, print. torch is imported
+Thin: parse, call ``tdgammon.train.loop`` / ``tdgammon.train.evaluate``, print. torch is imported
 inside the functions only, so ``tdgammon moves`` does not pay for it.
 
 The options of the two bench targets are added to the ``bench`` parser by
-``add_bench_arguments``, which ``engine.cli`` calls.
+``add_bench_arguments``, which ``tdgammon.engine.interfaces.cli`` calls.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import json
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from train.config import load_config
-    from train.loop import resolve_resume, train
+    from tdgammon.train.config import load_config
+    from tdgammon.train.loop import resolve_resume, train
 
     config = load_config(args.config, args.set or [])
     config, data = resolve_resume(config, args.set or [], args.resume)
@@ -24,7 +24,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
-    """Options of the ``strength`` and ``selfplay`` bench targets (called by ``engine.cli``)."""
+    """Options of the ``strength`` and ``selfplay`` bench targets (called by
+    ``tdgammon.engine.interfaces.cli``)."""
     group = bench.add_argument_group("strength / selfplay")
     group.add_argument(
         "--model", default=None, help="strength: model file or checkpoint (default: shipped)"
@@ -45,7 +46,7 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
         type=int,
         default=0,
         help="strength: the model's search depth 0-3 (default 0: each play valued by the "
-        "network at 0-ply; 1+: n-ply search with move filters, engine.search)",
+        "network at 0-ply; 1+: n-ply search with move filters, tdgammon.engine.evaluation.search)",
     )
     group.add_argument("--games", type=int, default=1000, help="strength: games (even)")
     group.add_argument("--seed", type=int, default=1, help="strength: dice seed")
@@ -59,7 +60,7 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
 
 
 def cmd_bench_strength(args: argparse.Namespace) -> int:
-    from train.evaluate import strength
+    from tdgammon.train.evaluate import strength
 
     summary, text = strength(
         args.model,
@@ -75,8 +76,8 @@ def cmd_bench_strength(args: argparse.Namespace) -> int:
 
 
 def cmd_bench_selfplay(args: argparse.Namespace) -> int:
-    from engine.errors import FormatError
-    from train.evaluate import bench_selfplay
+    from tdgammon.engine.rules.errors import FormatError
+    from tdgammon.train.evaluate import bench_selfplay
 
     presets = [p.strip() for p in args.presets.split(",") if p.strip()]
     if not presets:

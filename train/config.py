@@ -10,13 +10,12 @@ sections or fields are errors naming the key.
 from __future__ import annotations
 
 import dataclasses
+import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-import tomllib
-
-from engine.errors import TdgammonError
+from tdgammon.engine.rules.errors import TdgammonError
 
 
 class ConfigError(TdgammonError):
@@ -26,14 +25,15 @@ class ConfigError(TdgammonError):
 @dataclass(frozen=True)
 class ModelConfig:
     preset: str = "tesauro80"
-    """Network preset (``models.network.PRESETS``): encoding and hidden sizes."""
+    """Network preset (``tdgammon.models.network.PRESETS``): encoding and hidden sizes."""
     init_seed: int = 1
     """Seed of the initial weights."""
     init_from: str = ""
     """Model file or checkpoint to start from instead of random weights (same preset;
     fresh optimizer and counters). Empty: random weights."""
     variant: str = "standard"
-    """Game the network learns (``engine.variants``): standard, nackgammon, hypergammon,
+    """Game the network learns (``tdgammon.engine.rules.variants``): standard, nackgammon,
+    hypergammon,
     dutch or acey-deucey. Fixed for a run (part of [model])."""
 
 
@@ -207,8 +207,8 @@ def config_from_dict(data: dict, source: str) -> Config:
 
 def validate(config: Config) -> None:
     """Raise ConfigError for values no run can use."""
-    from engine.variants import VARIANTS
-    from models.network import PRESETS
+    from tdgammon.engine.rules.variants import VARIANTS
+    from tdgammon.models.network import PRESETS
 
     checks = [
         (config.model.variant in VARIANTS, f"model.variant must be one of {sorted(VARIANTS)}"),

@@ -1,11 +1,11 @@
 """Evaluation matches and training benchmarks behind ``tdgammon bench``.
 
-``strength``: cubeless money games in duplicate pairs (``engine.duel``)
+``strength``: cubeless money games in duplicate pairs (``tdgammon.engine.players.duel``)
 between a model and pubeval, random, the heuristic player or another model:
 ppg with a 95% confidence interval over pairs, win / gammon / backgammon
 rates. With a variant (``--variant``, or the variant named in the model's
 card) the games follow that variant's rules and scoring
-(``engine.duel.play_duel`` with ``variant=``).
+(``tdgammon.engine.players.duel.play_duel`` with ``variant=``).
 
 ``bench_selfplay``: training games per second of each preset, measured on the
 real training cycle (self-play plies AND the TD updates), after a warm-up.
@@ -18,8 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-
-from engine.errors import TdgammonError
+from tdgammon.engine.rules.errors import TdgammonError
 
 
 def make_agent(
@@ -30,11 +29,12 @@ def make_agent(
 
     variant: the rules the agent plays (None: standard, or for a model file the
     variant named in its card). plies: a network's search depth (0: each play
-    valued by the network; n >= 1: ``engine.search`` n-ply with move filters)."""
-    from engine.agents import PubevalAgent, RandomAgent
-    from engine.evaluator import NetworkAgent, default_evaluator, load_evaluator
-    from engine.heuristic_agent import HeuristicAgent
-    from engine.search import Search, SearchAgent, check_plies
+    valued by the network; n >= 1: ``tdgammon.engine.evaluation.search`` n-ply with move
+    filters)."""
+    from tdgammon.engine.evaluation.evaluator import NetworkAgent, default_evaluator, load_evaluator
+    from tdgammon.engine.evaluation.search import Search, SearchAgent, check_plies
+    from tdgammon.engine.players.agents import PubevalAgent, RandomAgent
+    from tdgammon.engine.players.heuristic import HeuristicAgent
 
     check_plies(plies)
 
@@ -62,9 +62,9 @@ def make_agent(
 
 def variant_model_path(variant: str) -> Path:
     """``models/tdgammon-<variant>.pt``, the shipped model of a variant."""
-    import models
+    import tdgammon.models
 
-    return Path(models.__file__).with_name(f"tdgammon-{variant}.pt")
+    return Path(tdgammon.models.__file__).with_name(f"tdgammon-{variant}.pt")
 
 
 def model_variant(spec: str | None) -> str | None:
@@ -73,7 +73,7 @@ def model_variant(spec: str | None) -> str | None:
         return None
     if not Path(spec).exists():
         return None
-    from models.network import load_model
+    from tdgammon.models.network import load_model
 
     return load_model(spec)[2].get("variant") or "standard"
 
@@ -81,10 +81,11 @@ def model_variant(spec: str | None) -> str | None:
 def play_variant_duel(
     agent_a, agent_b, games: int, seed: int, variant=None, parallel_pairs: int = 256
 ):
-    """``engine.duel.play_duel`` with the variant's rules and scoring (a ``DuelResult``
-    from A's side; points are ``engine.outcome.game_values``: 1-3 for the standard
+    """``tdgammon.engine.players.duel.play_duel`` with the variant's rules and scoring (a
+    ``DuelResult``
+    from A's side; points are ``tdgammon.engine.rules.outcome.game_values``: 1-3 for the standard
     scoring, 1-15 checkers left for Acey-Deucey)."""
-    from engine.duel import play_duel
+    from tdgammon.engine.players.duel import play_duel
 
     return play_duel(agent_a, agent_b, games, seed, parallel_pairs, variant=variant)
 
@@ -104,7 +105,7 @@ def strength(
     model trained for another variant than the one asked for is an error.
     plies: the model's search depth (``make_agent``); the opponent plays as usual.
     """
-    from engine.variants import get_variant
+    from tdgammon.engine.rules.variants import get_variant
 
     if games < 2:
         raise TdgammonError("--games must be at least 2 (games are played in duplicate pairs)")
@@ -131,8 +132,8 @@ def bench_selfplay(
     presets: list[str], seconds: float, threads: int, parallel_games: int
 ) -> list[dict]:
     """Training self-play speed per preset (fresh networks; games/s of whole cycles)."""
-    from train.config import Config, apply_overrides
-    from train.loop import Trainer
+    from tdgammon.train.config import Config, apply_overrides
+    from tdgammon.train.loop import Trainer
 
     torch.set_num_threads(threads)
     rows = []

@@ -2,7 +2,7 @@
 
 One cycle: advance all self-play games ply by ply until the finished games
 hold ``td.update_positions`` positions; turn them into lambda-return targets
-(``train.selfplay``); one pass of minibatch gradient steps over them. Between
+(``tdgammon.train.selfplay``); one pass of minibatch gradient steps over them. Between
 cycles (never inside one) the loop may evaluate, write a checkpoint or stop,
 so a checkpoint always sits on a cycle boundary and ``--resume`` continues
 exactly: the in-flight games, the optimizer, the counters and both random
@@ -10,8 +10,8 @@ generators are restored.
 
 Files in ``run.run_dir``: ``checkpoint.pt`` (latest, for ``--resume``),
 ``best.pt`` (model file of the best network by ppg against pubeval; for the
-other variants (``model.variant``) against ``engine.heuristic_agent``, whose
-games are played by ``train.evaluate.play_variant_duel``),
+other variants (``model.variant``) against ``tdgammon.engine.players.heuristic``, whose
+games are played by ``tdgammon.train.evaluate.play_variant_duel``),
 ``metrics.jsonl`` (one JSON line per evaluation, for the learning curve),
 ``config.toml`` (resolved config), ``tb/`` (TensorBoard: loss, learning rate,
 games/s, ppg against pubeval and against the best so far).
@@ -29,9 +29,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
-
-from engine.evaluator import NetworkAgent, NetworkEvaluator
-from models.network import (
+from tdgammon.engine.evaluation.evaluator import NetworkAgent, NetworkEvaluator
+from tdgammon.models.network import (
     ModelFileError,
     build_network,
     get_preset,
@@ -40,9 +39,9 @@ from models.network import (
     network_from_record,
     save_model,
 )
-from train.checkpoint import git_commit, load_checkpoint, save_checkpoint, to_arrays
-from train.config import Config, apply_overrides, config_from_dict, config_to_dict, to_toml
-from train.selfplay import SelfPlay
+from tdgammon.train.checkpoint import git_commit, load_checkpoint, save_checkpoint, to_arrays
+from tdgammon.train.config import Config, apply_overrides, config_from_dict, config_to_dict, to_toml
+from tdgammon.train.selfplay import SelfPlay
 
 CHECKPOINT_NAME = "checkpoint.pt"
 BEST_NAME = "best.pt"
@@ -200,9 +199,9 @@ class Trainer:
         return "pubeval" if self.variant == "standard" else "heuristic"
 
     def evaluate(self) -> dict:
-        from engine.agents import PubevalAgent
-        from engine.heuristic_agent import HeuristicAgent
-        from train.evaluate import play_variant_duel
+        from tdgammon.engine.players.agents import PubevalAgent
+        from tdgammon.engine.players.heuristic import HeuristicAgent
+        from tdgammon.train.evaluate import play_variant_duel
 
         cfg = self.config.eval
         opp = self.opponent_name()

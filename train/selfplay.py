@@ -29,10 +29,10 @@ does well. The cost is that ``v_t`` comes from the weights of the moment of
 play (at most one update cycle old), a standard approximation of the offline
 lambda-return algorithm. Game-end targets are always the true outcome.
 
-Variants (``engine.variants``, config ``model.variant``): games start from the
+Variants (``tdgammon.engine.rules.variants``, config ``model.variant``): games start from the
 variant's position, plays come from ``generate_moves(..., variant)``, a game
 ends when the mover has borne off ``variant.checkers``, and the final target
-is the variant's exact outcome (``engine.outcome.terminal_probs``: for
+is the variant's exact outcome (``tdgammon.engine.rules.outcome.terminal_probs``: for
 Acey-Deucey win / win gammon / lose gammon carry the checkers-left stake).
 An Acey-Deucey 1-2 that earns the extra roll leaves the same player to roll:
 the board is not flipped and that ply's target is NOT inverted, so
@@ -42,14 +42,13 @@ the board is not flipped and that ply's target is NOT inverted, so
 from __future__ import annotations
 
 import numpy as np
-
-from engine.board import MOVER_OFF, flip
-from engine.evaluator import NetworkEvaluator, best_rows
-from engine.movegen import generate_moves
-from engine.outcome import variant_equity
-from engine.random_play import pick_random_children
-from engine.variants import Variant, get_variant
-from models.outputs import invert
+from tdgammon.engine.evaluation.evaluator import NetworkEvaluator, best_rows
+from tdgammon.engine.flow.random_play import pick_random_children
+from tdgammon.engine.movegen.vectorized import generate_moves
+from tdgammon.engine.rules.board import MOVER_OFF, flip
+from tdgammon.engine.rules.outcome import variant_equity
+from tdgammon.engine.rules.outputs import invert
+from tdgammon.engine.rules.variants import Variant, get_variant
 
 MAX_PLIES = 10000
 """A self-play game longer than this is a bug."""

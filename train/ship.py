@@ -1,13 +1,13 @@
 """Ship a trained network: write it as a small model file, measure THAT file, write its card.
 
-    python -m train.ship runs/tesauro80            # standard: 10,000 games against pubeval
-    python -m train.ship runs/dutch                # a variant: 2,000 vs random, 4,000 heuristic
-    python -m train.ship runs/acey-deucey --against random:2000 --against heuristic:2000
+    python -m tdgammon.train.ship runs/tesauro80   # standard: 10,000 games against pubeval
+    python -m tdgammon.train.ship runs/dutch       # a variant: 2,000 vs random, 4,000 heuristic
+    python -m tdgammon.train.ship runs/acey-deucey --against random:2000 --against heuristic:2000
 
 Takes ``RUN/best.pt`` (``--source checkpoint`` for the latest weights) and
 writes ``models/tdgammon-<preset>.pt`` (standard) or ``models/tdgammon-<variant>.pt``
 with its card ``.md`` next to it. Each figure is measured exactly as
-``tdgammon bench strength`` measures it (``train.evaluate.strength``: same
+``tdgammon bench strength`` measures it (``tdgammon.train.evaluate.strength``: same
 agents, one torch thread), with a dice seed that training evaluations never
 use, so picking the best checkpoint on those evaluations does not bias the
 figures; the card gives the command that reproduces each one.
@@ -22,12 +22,12 @@ import sys
 import time
 from pathlib import Path
 
-from engine.search import MAX_PLIES
-from models import shipped_model
-from models.encoding import ENCODINGS
-from models.network import ModelFileError, load_model, save_model
-from train.checkpoint import load_checkpoint
-from train.evaluate import strength
+from tdgammon.engine.evaluation.search import MAX_PLIES
+from tdgammon.models import shipped_model
+from tdgammon.models.encoding import ENCODINGS
+from tdgammon.models.network import ModelFileError, load_model, save_model
+from tdgammon.train.checkpoint import load_checkpoint
+from tdgammon.train.evaluate import strength
 
 SHIP_SEED = 20261129
 """Dice seed of every shipped figure (training evaluations use eval.seed, 12345 by default)."""
@@ -37,11 +37,14 @@ VARIANT_OPPONENTS = (("random", 2000, 0), ("heuristic", 4000, 0))
 """(opponent, games, the model's search depth) of each figure."""
 
 OPPONENTS = {
-    "pubeval": "pubeval is Tesauro's public linear evaluator (`engine.agents.PubevalAgent`).",
+    "pubeval": (
+        "pubeval is Tesauro's public linear evaluator "
+        "(`tdgammon.engine.players.agents.PubevalAgent`)."
+    ),
     "heuristic": (
-        "The heuristic player is `engine.heuristic_agent.HeuristicAgent` (pips, hits, points "
-        "made, blots exposed to the checkers behind them, including those in hand, borne-off "
-        "checkers)."
+        "The heuristic player is `tdgammon.engine.players.heuristic.HeuristicAgent` "
+        "(pips, hits, points made, blots exposed to the checkers behind them, "
+        "including those in hand, borne-off checkers)."
     ),
     "random": "The random player picks a uniformly random legal play.",
 }
@@ -59,7 +62,8 @@ OUTPUTS = {
     "acey-deucey": (
         "win = p(win); win gammon = E[win x opponent's checkers left] / 15; lose gammon = "
         "E[loss x own checkers left] / 15; backgammon outputs 0 (trained to 0). The player "
-        "maximises 15 x (wg - lg), the expected stake multiple (`engine.outcome.variant_equity`)"
+        "maximises 15 x (wg - lg), the expected stake multiple "
+        "(`tdgammon.engine.rules.outcome.variant_equity`)"
     ),
 }
 STANDARD_OUTPUTS = "win, win gammon, win backgammon, lose gammon, lose backgammon (player on roll)"
@@ -91,7 +95,7 @@ Cubeless games under {variant} rules, duplicate dice (games 2k and 2k+1 share
 the dice with the seats swapped), dice seed {seed} (never used by training
 evaluations). Plies is the model's search depth: 0, each play valued by the
 network (the position it leaves); 1 or more, n-ply search with move filters
-(`engine.search`).
+(`tdgammon.engine.evaluation.search`).
 {scoring}
 
 | Opponent | Plies | Games | Points per game | 95% CI | Wins | Won 2+ points | Lost 2+ points |
@@ -142,16 +146,18 @@ def parse_opponent(text: str) -> tuple[str, int, int]:
 
 def role_line(name: str, variant: str, path: Path) -> str:
     """The card's opening sentence: what the model is for."""
-    load = f'`engine.evaluator.load_evaluator("models/{name}.pt")`'
+    load = f'`tdgammon.engine.evaluation.evaluator.load_evaluator("models/{name}.pt")`'
     if variant == "standard":
         if path.resolve() == shipped_model("standard").resolve():
             return (
-                "The default evaluator of tdgammon (`engine.evaluator.default_evaluator()`), "
+                "The default evaluator of tdgammon "
+                "(`tdgammon.engine.evaluation.evaluator.default_evaluator()`), "
                 "the bot of `tdgammon play` and `tdgammon match`."
             )
         return f"A standard backgammon network trained by self-play: {load}."
     text = (
-        f"A small network for **{variant}** (`engine.variants`) trained by self-play: {load} "
+        f"A small network for **{variant}** (`tdgammon.engine.rules.variants`) "
+        f"trained by self-play: {load} "
         f"plays {variant} (the variant is read from the card stored in the file)."
     )
     if path.resolve() == shipped_model(variant).resolve():
@@ -284,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         ship(args.run, args.source, args.against, args.out_dir, args.note)
     except (ModelFileError, FileNotFoundError) as error:
-        print(f"train.ship: {error}", file=sys.stderr)
+        print(f"tdgammon.train.ship: {error}", file=sys.stderr)
         return 2
     return 0
 

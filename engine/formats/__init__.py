@@ -5,8 +5,8 @@ and raises only ``TdgammonError`` subclasses (FormatError, InvalidBoardError)
 with a message naming what is wrong. Layouts: docs/formats.md.
 """
 
-from engine.formats.fibs import position_from_fibs
-from engine.formats.match_id import (
+from tdgammon.engine.formats.fibs import position_from_fibs
+from tdgammon.engine.formats.match_id import (
     MatchId,
     decode_match_id,
     encode_match_id,
@@ -15,9 +15,9 @@ from engine.formats.match_id import (
     position_from_match_id,
     position_to_gnubg,
 )
-from engine.formats.parse import format_ids, parse_position
-from engine.formats.position_id import decode_position_id, encode_position_id
-from engine.formats.xgid import position_from_xgid, position_to_xgid
+from tdgammon.engine.formats.parse import format_ids, parse_position
+from tdgammon.engine.formats.position_id import decode_position_id, encode_position_id
+from tdgammon.engine.formats.xgid import position_from_xgid, position_to_xgid
 
 __all__ = [
     "MatchId",

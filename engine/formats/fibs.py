@@ -35,7 +35,7 @@ How it is read (colour and direction are read, never assumed):
   (writers differ), as GNU Backgammon does.
 - The mover (player on roll) is you when turn equals your colour, else the
   opponent; the board is then flipped to the mover's view. Seat 0 is you,
-  seat 1 the opponent (``engine.position``).
+  seat 1 the opponent (``tdgammon.engine.rules.position``).
 - A pending double (was doubled != 0) was offered by the player NOT on turn,
   who becomes the mover with ``double_offered``; dice fields are then ignored.
   (GNU Backgammon also guesses a pending double from both may-double flags
@@ -50,8 +50,13 @@ How it is read (colour and direction are read, never assumed):
 from __future__ import annotations
 
 import numpy as np
-
-from engine.board import (
+from tdgammon.engine.formats.match_id import (
+    DEFAULT_MAX_CUBE,
+    check_match_context,
+    log2_exact,
+    parse_int,
+)
+from tdgammon.engine.rules.board import (
     BOARD_DTYPE,
     BOARD_SIZE,
     CHECKERS_PER_SIDE,
@@ -61,14 +66,8 @@ from engine.board import (
     OPPONENT_OFF,
     flip,
 )
-from engine.errors import FormatError
-from engine.formats.match_id import (
-    DEFAULT_MAX_CUBE,
-    check_match_context,
-    log2_exact,
-    parse_int,
-)
-from engine.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, Position
+from tdgammon.engine.rules.errors import FormatError
+from tdgammon.engine.rules.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, Position
 
 FIBS_FIELDS = 53
 FIBS_UNLIMITED = 9999

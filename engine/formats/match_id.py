@@ -23,7 +23,7 @@ bits   width  field
 =====  =====  ==============================================================
 
 Perspective: the Position ID of the pair is seen from the player on roll
-(bit 6), which is the board's mover in ``engine.position.Position``. GNU
+(bit 6), which is the board's mover in ``tdgammon.engine.rules.position.Position``. GNU
 Backgammon keeps the board from that side while a double is pending: the
 doubler stays "on roll" and "on turn" passes to the taker, so
 ``Position.double_offered`` means the mover doubled.
@@ -39,9 +39,7 @@ import re
 from dataclasses import dataclass, fields
 
 import numpy as np
-
-from engine.errors import FormatError
-from engine.formats.position_id import (
+from tdgammon.engine.formats.position_id import (
     POSITION_ID_LENGTH,
     base64_to_int,
     check_base64,
@@ -49,7 +47,14 @@ from engine.formats.position_id import (
     encode_position_id,
     int_to_base64,
 )
-from engine.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, CUBE_OWNERS, Position
+from tdgammon.engine.rules.errors import FormatError
+from tdgammon.engine.rules.position import (
+    CUBE_CENTRED,
+    CUBE_MOVER,
+    CUBE_OPPONENT,
+    CUBE_OWNERS,
+    Position,
+)
 
 MATCH_ID_LENGTH = 12
 MATCH_KEY_BYTES = 9

@@ -15,26 +15,26 @@ own error; anything else is "not an XGID, GNU Backgammon ID or FIBS board".
 
 from __future__ import annotations
 
-from engine.errors import FormatError
-from engine.formats.fibs import position_from_fibs
-from engine.formats.match_id import (
+from tdgammon.engine.formats.fibs import position_from_fibs
+from tdgammon.engine.formats.match_id import (
     MATCH_ID_LENGTH,
     encode_match_id,
     match_id_from_position,
     position_from_gnubg,
 )
-from engine.formats.position_id import (
+from tdgammon.engine.formats.position_id import (
     POSITION_ID_LENGTH,
     decode_position_id,
     encode_position_id,
 )
-from engine.formats.xgid import (
+from tdgammon.engine.formats.xgid import (
     BOARD_CHARS,
     XGID_PREFIX,
     position_from_xgid,
     position_to_xgid,
 )
-from engine.position import Position
+from tdgammon.engine.rules.errors import FormatError
+from tdgammon.engine.rules.position import Position
 
 
 def _not_recognised(raw: str) -> FormatError:

@@ -12,7 +12,7 @@ the ace point of the player on roll"), but GNU Backgammon itself and the
 project's test vectors (tests/data/movegen_vectors.jsonl) put the player not
 on roll first; so does this module.
 
-Mapping to the board layout of ``engine.board`` (mover = player on roll):
+Mapping to the board layout of ``tdgammon.engine.rules.board`` (mover = player on roll):
 
 =================  ====================================
 bit-string slot    board index (mover's view)
@@ -32,8 +32,7 @@ import base64
 import binascii
 
 import numpy as np
-
-from engine.board import (
+from tdgammon.engine.rules.board import (
     BOARD_DTYPE,
     BOARD_SIZE,
     CHECKERS_PER_SIDE,
@@ -45,7 +44,7 @@ from engine.board import (
     OPPONENT_OFF,
     validate,
 )
-from engine.errors import FormatError, InvalidBoardError
+from tdgammon.engine.rules.errors import FormatError, InvalidBoardError
 
 POSITION_ID_LENGTH = 14
 """Characters in a Position ID (10 bytes of base64 without the ``==``)."""
@@ -117,8 +116,8 @@ def encode_position_id(board: np.ndarray, checkers_per_side: int = CHECKERS_PER_
     """The 14-character GNU Backgammon Position ID of one board.
 
     board: ``(30,)`` signed ints, the mover's view (mover = player on roll),
-    layout of ``engine.board``. Borne-off checkers are implied; the board must
-    be valid (``engine.board.validate`` with ``checkers_per_side``) and hold no
+    layout of ``tdgammon.engine.rules.board``. Borne-off checkers are implied; the board must
+    be valid (``tdgammon.engine.rules.board.validate`` with ``checkers_per_side``) and hold no
     checkers in hand. Raises InvalidBoardError or FormatError.
     """
     b = np.asarray(board)

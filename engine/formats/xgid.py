@@ -17,7 +17,7 @@
   log2 of the cube limit.
 
 Perspective: ``Position.board`` is the mover's view. Seat 0 is the bottom
-player, seat 1 the top (``engine.position``), so ``turn = 1`` gives
+player, seat 1 the top (``tdgammon.engine.rules.position``), so ``turn = 1`` gives
 ``mover_seat = 0`` and the board string is the mover's view; ``turn = -1``
 gives ``mover_seat = 1`` and the board string is the opponent's view (flipped).
 Writing uses the turn form of ``mover_seat``, so both forms round-trip.
@@ -30,8 +30,14 @@ money play only, so the other flags are not written.
 from __future__ import annotations
 
 import numpy as np
-
-from engine.board import (
+from tdgammon.engine.formats.match_id import (
+    as_int,
+    check_dice_pair,
+    check_match_context,
+    log2_exact,
+    parse_int,
+)
+from tdgammon.engine.rules.board import (
     BOARD_DTYPE,
     BOARD_SIZE,
     CHECKERS_PER_SIDE,
@@ -43,15 +49,14 @@ from engine.board import (
     OPPONENT_OFF,
     flip,
 )
-from engine.errors import FormatError
-from engine.formats.match_id import (
-    as_int,
-    check_dice_pair,
-    check_match_context,
-    log2_exact,
-    parse_int,
+from tdgammon.engine.rules.errors import FormatError
+from tdgammon.engine.rules.position import (
+    CUBE_CENTRED,
+    CUBE_MOVER,
+    CUBE_OPPONENT,
+    CUBE_OWNERS,
+    Position,
 )
-from engine.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, CUBE_OWNERS, Position
 
 XGID_PREFIX = "XGID="
 BOARD_CHARS = 26

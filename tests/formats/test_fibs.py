@@ -6,11 +6,16 @@ import re
 
 import numpy as np
 import pytest
-
-from engine.board import MOVER_BAR, OPPONENT_BAR, board_from_points, flip, starting_board
-from engine.errors import FormatError, TdgammonError
-from engine.formats.fibs import position_from_fibs
-from engine.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT
+from tdgammon.engine.formats.fibs import position_from_fibs
+from tdgammon.engine.rules.board import (
+    MOVER_BAR,
+    OPPONENT_BAR,
+    board_from_points,
+    flip,
+    starting_board,
+)
+from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.engine.rules.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT
 
 # The example of the FIBS client protocol: you are O (+1), moving 24 -> 1, to play 6-2.
 FIBS_EXAMPLE = (

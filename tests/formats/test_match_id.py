@@ -7,10 +7,7 @@ import re
 
 import numpy as np
 import pytest
-
-from engine.board import board_from_points, flip, starting_board
-from engine.errors import FormatError, TdgammonError
-from engine.formats.match_id import (
+from tdgammon.engine.formats.match_id import (
     MatchId,
     decode_match_id,
     encode_match_id,
@@ -18,8 +15,10 @@ from engine.formats.match_id import (
     position_from_gnubg,
     position_to_gnubg,
 )
-from engine.formats.position_id import encode_position_id
-from engine.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, Position
+from tdgammon.engine.formats.position_id import encode_position_id
+from tdgammon.engine.rules.board import board_from_points, flip, starting_board
+from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.engine.rules.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, Position
 
 MONEY_START_PLAYER_1 = "cAkAAAAAAAAA"
 

@@ -6,11 +6,10 @@ import re
 
 import numpy as np
 import pytest
-
-from engine.board import starting_board
-from engine.errors import FormatError, TdgammonError
-from engine.formats.parse import format_ids, parse_position
-from engine.position import Position
+from tdgammon.engine.formats.parse import format_ids, parse_position
+from tdgammon.engine.rules.board import starting_board
+from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.engine.rules.position import Position
 
 from .test_fibs import FIBS_EXAMPLE
 from .test_position_id import load_vectors

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from engine.board import (
+from tdgammon.engine.formats.position_id import decode_position_id, encode_position_id
+from tdgammon.engine.rules.board import (
     MOVER_BAR,
     MOVER_HAND,
     MOVER_OFF,
@@ -19,8 +19,7 @@ from engine.board import (
     board_from_points,
     starting_board,
 )
-from engine.errors import FormatError, InvalidBoardError, TdgammonError
-from engine.formats.position_id import decode_position_id, encode_position_id
+from tdgammon.engine.rules.errors import FormatError, InvalidBoardError, TdgammonError
 
 VECTORS = Path(__file__).resolve().parents[1] / "data" / "movegen_vectors.jsonl"
 START_ID = "4HPwATDgc/ABMA"

@@ -8,10 +8,7 @@ import os
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from engine.board import BOARD_SIZE, MOVER_BAR, OPPONENT_BAR, OPPONENT_OFF, flip
-from engine.errors import TdgammonError
-from engine.formats import (
+from tdgammon.engine.formats import (
     MatchId,
     decode_match_id,
     decode_position_id,
@@ -25,7 +22,9 @@ from engine.formats import (
     position_to_gnubg,
     position_to_xgid,
 )
-from engine.position import CUBE_OWNERS, Position
+from tdgammon.engine.rules.board import BOARD_SIZE, MOVER_BAR, OPPONENT_BAR, OPPONENT_OFF, flip
+from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.engine.rules.position import CUBE_OWNERS, Position
 
 from .test_fibs import fibs_string
 

@@ -6,11 +6,10 @@ import re
 
 import numpy as np
 import pytest
-
-from engine.board import board_from_points, flip, starting_board
-from engine.errors import FormatError, InvalidBoardError, TdgammonError
-from engine.formats.xgid import position_from_xgid, position_to_xgid
-from engine.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, Position
+from tdgammon.engine.formats.xgid import position_from_xgid, position_to_xgid
+from tdgammon.engine.rules.board import board_from_points, flip, starting_board
+from tdgammon.engine.rules.errors import FormatError, InvalidBoardError, TdgammonError
+from tdgammon.engine.rules.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, Position
 
 from .test_position_id import board_from_slots, load_vectors
 

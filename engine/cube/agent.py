@@ -1,0 +1,102 @@
+"""Cube-aware play: an agent that plays, doubles, takes and passes from an evaluation.
+
+``CubeAgent`` implements the batched ``Agent`` protocol of the players layer
+(``tdgammon.engine.players.agents``)
+together with its optional cube methods (the names the game drivers in
+``tdgammon.engine.players.cube_actions`` call):
+
+- ``choose_plays(boards, dice, moves) -> (B,) int64``: the best play of each
+  position at ``plies`` with move filters (``tdgammon.engine.evaluation.search.Search``);
+- ``decide_double(position) -> bool``: ``position`` is the player on roll's
+  view before rolling; doubles when ``tdgammon.engine.cube.theory.cube_decision``
+  says so (``CubeDecision.double``; money: Janowski; match: match equity table);
+- ``decide_take(position) -> "take" | "drop" | "beaver"``: ``position`` is the
+  *doubler's* view with ``double_offered`` set; the answer is the taker's.
+  The doubler's cubeful numbers give it: take when double/take is worth less
+  to the doubler than double/pass (``DT < DP``), else drop; beaver (money,
+  beavers on, cube limit allowing) when ``DT < 0``, i.e. the take is worth
+  more than the current stake to the taker.
+
+The probabilities fed to the cube are the n-ply cubeless evaluation of the
+board before rolling, from the doubler's view (``Search.evaluate``); the cube
+module turns them into cubeful decisions (the wildbg split: search is
+cubeless, the cube logic cubeful). Resignations are left to the defaults of
+``tdgammon.engine.players.cube_actions``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from tdgammon.engine.cube.theory import BEAVER, DROP, TAKE, CubeDecision, cube_decision
+from tdgammon.engine.evaluation.search import Evaluator, Search, check_plies
+from tdgammon.engine.movegen.vectorized import MoveList
+from tdgammon.engine.rules.position import Position
+
+
+class CubeAgent:
+    """Plays and handles the cube from one evaluation (module docstring).
+
+    search: a ``Search`` or any ``Evaluator`` (wrapped in a default ``Search``).
+    plies: depth for plays and for the cube's cubeless probabilities.
+    cube_plies: depth for cube decisions only (default ``plies``).
+    """
+
+    def __init__(
+        self,
+        search: Search | Evaluator,
+        plies: int = 0,
+        *,
+        cube_plies: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        check_plies(plies)
+        self.search = search if isinstance(search, Search) else Search(search)
+        self.plies = plies
+        self.cube_plies = plies if cube_plies is None else cube_plies
+        check_plies(self.cube_plies)
+        self.evaluator = self.search.evaluator
+        self.name = name or f"{self.search.name}-cube-{plies}ply"
+
+    # ------------------------------------------------------------ plays
+
+    def choose_plays(self, boards: np.ndarray, dice: np.ndarray, moves: MoveList) -> np.ndarray:
+        """``(B,) int64`` rows of ``moves``; boards ``(B, 30)`` mover's view, dice ``(B, 2)``."""
+        return self.search.choose_rows(moves, len(boards), self.plies)
+
+    # ------------------------------------------------------------ cube
+
+    def cube_analysis(self, position: Position) -> CubeDecision:
+        """The cube decision of ``position``'s mover (before rolling), from ``cube_plies``."""
+        board = self.search.variant.board_in_play(position.board)
+        probabilities = self.search.evaluate(board, self.cube_plies)
+        return cube_decision(probabilities, position, board=board)
+
+    def decide_double(self, position: Position) -> bool:
+        """Does the player on roll of ``position`` (mover's view, before rolling) double?"""
+        decision = self.cube_analysis(position)
+        return decision.double
+
+    def decide_take(self, position: Position) -> str:
+        """The taker's answer to the double in ``position`` (the doubler's view)."""
+        decision = self.cube_analysis(position)
+        return take_answer(decision, position)
+
+
+def take_answer(decision: CubeDecision, position: Position) -> str:
+    """ "take", "drop" or "beaver" from the doubler's ``decision`` on ``position``.
+
+    The taker takes when the doubler's double/take value is below double/pass
+    (``DT < DP``); beavers (money play with beavers allowed, cube limit
+    permitting) when ``DT < 0``.
+    """
+    if decision.double_take >= decision.double_pass:
+        return DROP
+    beaver_ok = (
+        position.is_money
+        and position.beavers
+        and 4 * position.cube_value <= position.max_cube
+        and position.beaver_stage == 0
+    )
+    if beaver_ok and decision.double_take < 0:
+        return BEAVER
+    return TAKE

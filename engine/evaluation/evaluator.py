@@ -1,0 +1,174 @@
+"""Cubeless network evaluation and the network player.
+
+Perspective (architecture.md): a network evaluates a board from the view of
+the player ABOUT TO ROLL. To rank the mover's plays, each resulting board is
+flipped, evaluated for the opponent (who rolls next) and inverted
+(``tdgammon.engine.rules.outputs.invert``). A resulting board on which the mover has borne
+off every checker is terminal and gets its exact outcome (rules.md 4, via
+``tdgammon.engine.rules.outcome.result_kind``), never the network's guess.
+
+This module imports torch (at import time): interface code should import it
+inside the functions that need it, so commands that do not evaluate stay fast.
+It knows nothing of the cube (cubeless probabilities only).
+
+Variants (``tdgammon.engine.rules.variants``): an evaluator plays one variant (default
+standard; a model's card names the variant it was trained for). Games end
+when a side has borne off ``variant.checkers``; an Acey-Deucey play that earns
+an extra roll (``MoveList.extra_roll``) is evaluated for the mover WITHOUT the
+flip, since the mover rolls again. Acey-Deucey scores the loser's checkers not
+borne off, so its five outputs mean (see ``tdgammon.engine.rules.outcome.terminal_probs``): win =
+p(win),
+win gammon = E[win * opponent's checkers left / 15], lose gammon =
+E[loss * own checkers left / 15], the backgammon outputs 0; its equity
+(``tdgammon.engine.rules.outcome.variant_equity``) is ``15 * (wg - lg)``, the expected stake
+multiple.
+Both reduce to the standard meaning and formula for every other variant.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from tdgammon.engine.movegen.vectorized import MoveList
+from tdgammon.engine.rules.board import MOVER_OFF, OPPONENT_OFF, flip
+from tdgammon.engine.rules.outcome import terminal_probs, variant_equity
+from tdgammon.engine.rules.outputs import invert
+from tdgammon.engine.rules.variants import Variant, get_variant
+from tdgammon.models.encoding import ENCODINGS
+from tdgammon.models.network import Preset, TDNetwork, load_model
+
+CHUNK = 16384
+"""Rows per network call when evaluating very large batches (bounds memory)."""
+
+
+def best_rows(scores: np.ndarray, parents: np.ndarray, batch: int) -> np.ndarray:
+    """Row of the highest score of each parent (the first such row on ties).
+
+    scores: ``(M,)``; parents: ``(M,)`` ascending, every parent 0..batch-1
+    present. Returns ``(batch,) int64``. Same answer as
+    ``tdgammon.engine.players.agents.best_per_parent``, in linear time (no sort).
+    """
+    starts = np.searchsorted(parents, np.arange(batch))
+    top = np.maximum.reduceat(scores, starts)
+    rows = np.arange(len(scores))
+    candidate = np.where(scores == top[parents], rows, len(scores))
+    return np.minimum.reduceat(candidate, starts).astype(np.int64)
+
+
+class NetworkEvaluator:
+    """A network plus its encoding: boards -> cubeless probabilities."""
+
+    def __init__(
+        self,
+        network: TDNetwork,
+        preset: Preset,
+        name: str = "network",
+        variant: str | Variant | None = None,
+    ) -> None:
+        self.network = network
+        self.preset = preset
+        self.encoding = ENCODINGS[preset.encoding]
+        self.name = name
+        self.variant = get_variant(variant)
+
+    def raw_probabilities(self, boards: np.ndarray) -> np.ndarray:
+        """Network output only. boards: ``(B, 30) int8``, view of the player about to
+        roll (game not over). Returns ``(B, 5) float32`` for that player."""
+        boards = np.asarray(boards)
+        out = np.empty((len(boards), 5), dtype=np.float32)
+        with torch.inference_mode():
+            for start in range(0, len(boards), CHUNK):
+                chunk = self.encoding.encode(boards[start : start + CHUNK])
+                out[start : start + CHUNK] = self.network(torch.from_numpy(chunk)).numpy()
+        return out
+
+    def evaluate(self, boards: np.ndarray) -> np.ndarray:
+        """``(B, 5) float32`` probabilities for the player about to roll.
+
+        boards: ``(B, 30) int8`` or ``(30,)``, that player's view. A finished
+        game (the opponent has borne off all 15) gets its exact result.
+        """
+        boards = np.asarray(boards)
+        single = boards.ndim == 1
+        boards = boards[None, :] if single else boards
+        lost = -boards[:, OPPONENT_OFF] == self.variant.checkers
+        probs = np.empty((len(boards), 5), dtype=np.float32)
+        if (~lost).any():
+            probs[~lost] = self.raw_probabilities(boards[~lost])
+        if lost.any():
+            probs[lost] = invert(terminal_probs(flip(boards[lost]), self.variant))
+        return probs[0] if single else probs
+
+    def play_probabilities(self, moves: MoveList) -> np.ndarray:
+        """``(M, 5) float32``: the mover's probabilities after each play of ``moves``.
+
+        Flip, evaluate for the opponent, invert; terminal plays (mover has
+        borne off all) get the exact outcome; plays that earn an extra roll
+        (Acey-Deucey) are evaluated for the mover, unflipped.
+        """
+        after = moves.boards
+        done = after[:, MOVER_OFF] == self.variant.checkers
+        probs = np.empty((len(after), 5), dtype=np.float32)
+        if done.all():
+            probs[:] = terminal_probs(after, self.variant)
+            return probs
+        again = np.zeros(len(after), dtype=bool)
+        if self.variant.acey_deucey_roll and moves.extra_roll is not None:
+            again = np.asarray(moves.extra_roll, dtype=bool) & ~done
+        flipped = ~done & ~again
+        if done.any() or again.any():
+            if flipped.any():
+                probs[flipped] = invert(self.raw_probabilities(flip(after[flipped])))
+            if again.any():
+                probs[again] = self.raw_probabilities(after[again])
+            if done.any():
+                probs[done] = terminal_probs(after[done], self.variant)
+        else:
+            probs[:] = invert(self.raw_probabilities(flip(after)))
+        return probs
+
+    def equity(self, boards: np.ndarray) -> np.ndarray:
+        """Cubeless money equity of the player about to roll: ``(B,) float32``."""
+        return variant_equity(self.evaluate(boards), self.variant)
+
+
+class NetworkAgent:
+    """Agent protocol (``tdgammon.engine.players.agents``): the play maximising the mover's equity,
+    each play valued by the network at 0-ply (the position it leaves)."""
+
+    def __init__(self, evaluator: NetworkEvaluator, name: str | None = None) -> None:
+        self.evaluator = evaluator
+        self.name = name or evaluator.name
+
+    def choose_plays(self, boards: np.ndarray, dice: np.ndarray, moves: MoveList) -> np.ndarray:
+        probs = self.evaluator.play_probabilities(moves)
+        scores = variant_equity(probs, self.evaluator.variant)
+        return best_rows(scores, moves.parents, len(boards))
+
+
+def load_evaluator(
+    path: str | Path, name: str | None = None, variant: str | Variant | None = None
+) -> NetworkEvaluator:
+    """A NetworkEvaluator from a model file or training checkpoint (ModelFileError if bad).
+
+    variant: None = the variant named in the model's card (standard if none).
+    """
+    preset, network, card = load_model(path)
+    if variant is None:
+        variant = card.get("variant") or "standard"
+    return NetworkEvaluator(network, preset, name or Path(path).stem, variant)
+
+
+def default_evaluator() -> NetworkEvaluator:
+    """The shipped model (``models.SHIPPED_MODEL``), loaded once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        from tdgammon.models import SHIPPED_MODEL
+
+        _DEFAULT = load_evaluator(SHIPPED_MODEL, "tdgammon")
+    return _DEFAULT
+
+
+_DEFAULT: NetworkEvaluator | None = None

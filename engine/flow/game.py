@@ -1,0 +1,966 @@
+"""One game of backgammon as an explicit state machine (rules.md 1, 4, 5).
+
+A ``Game`` is always in exactly one *phase*; each phase allows a fixed set of
+actions, and each action is a method that first checks that it is allowed and
+then changes the state. A refused action raises ``RuleError`` with the reason
+in words, before anything changes, so the state is left exactly as it was.
+
+=============  ==============================  =====================================
+phase          who acts (``decider``)          allowed actions
+=============  ==============================  =====================================
+OPENING        both players                    ``opening_roll``
+TO_ROLL        the player on turn              ``roll``, ``double``, ``offer_resignation``
+DOUBLED        the doubled player              ``take``, ``drop``, ``beaver``
+BEAVERED       the doubler (raccoons allowed)  ``raccoon``, ``roll`` (= no raccoon)
+TO_MOVE        the player on turn              ``play``, ``play_text``, ``offer_resignation``
+RESIGNING      the resigner's opponent         ``accept_resignation``, ``reject_resignation``
+OVER           nobody                          nothing
+=============  ==============================  =====================================
+
+Every action takes an optional ``seat``: when given it must be the player whose
+decision it is ("it is player 1's decision, not player 0's").
+
+Seats 0 and 1 are the two players. The board is kept from the view of the
+player on turn (``tdgammon.engine.rules.board`` layout), flipped after every play. The cube
+owner is a seat or None (centred).
+
+Decisions where rules.md is silent (GNU Backgammon's behaviour where it has one):
+
+- Opening roll (rules.md 1): ``opening_roll((die of seat 0, die of seat 1))``;
+  the winner's roll is stored higher die first. Each tie re-rolls; with
+  automatic doubles (money only) each tie also doubles the centred cube, at
+  most ``auto_doubles`` times and never past ``max_cube``.
+- Beaver (rules.md 5): the doubled player takes and redoubles at once and owns
+  the cube (value x4 in all). The doubler cannot refuse a beaver. With raccoons
+  the doubler may then re-redouble (x8 in all) and owns the cube; otherwise
+  the doubler simply rolls. A beaver needs the cube limit to allow the
+  redouble, likewise a raccoon.
+- Jacoby (rules.md 5): "gammons and backgammons count as single games unless
+  the cube has been turned during the game". The cube counts as turned once a
+  double has been taken (it is then owned); automatic doubles at the opening
+  leave it centred, so they do not turn it (as GNU Backgammon, which applies
+  Jacoby while the cube is centred).
+- A drop ends the game at once: the doubler wins the stake before the double,
+  a single game (rules.md 5: "drops (passes: loses the current stake at once)").
+- Resignations: either player (by default the one on turn) may offer to resign a single game, a
+  gammon or a backgammon before or after rolling; the opponent accepts (the
+  game ends, worth that many times the cube, Jacoby applied) or rejects (play
+  goes on where it was).
+- Variants (rules.md 7, ``GameSettings.variant``): the start position, the
+  number of checkers that ends the game (Hypergammon 3) and the scoring come
+  from ``tdgammon.engine.rules.variants``. Acey-Deucey has no cube: a double is refused with
+  that reason, Jacoby, beavers, raccoons and automatic doubles are refused in
+  its settings, and a game is worth ``tdgammon.engine.rules.outcome.game_values`` (the stake
+  times the loser's checkers not borne off); ``GameResult.kind`` is then that
+  number of checkers, and a resignation offers a number of points 1..15.
+  The Acey-Deucey 1-2 is one play (the 1, the 2 and the named double, up to
+  six (from, to) pairs; the hand is source 28); when the named double was
+  played in full (``extra_roll``) the same player is to roll again instead of
+  the turn passing.
+- A play is given as (from, to) pairs (``play``), as text (``play_text``,
+  rules.md 8 notation through ``tdgammon.engine.formats.notation.match_move``) or as a row of
+  the legal plays (``play_row``, the fast path of bots). The empty play is
+  accepted only when nothing can be played (rules.md 2.6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from tdgammon.engine.movegen.vectorized import MoveList, generate_moves
+from tdgammon.engine.rules.board import (
+    MOVER_BAR,
+    MOVER_HAND,
+    MOVER_OFF,
+    OPPONENT_BAR,
+    flip,
+    validate,
+)
+from tdgammon.engine.rules.errors import RuleError, TdgammonError
+from tdgammon.engine.rules.outcome import (
+    BACKGAMMON,
+    GAMMON,
+    SINGLE,
+    game_values,
+    result_kind,
+    winner,
+)
+from tdgammon.engine.rules.position import (
+    CUBE_CENTRED,
+    CUBE_MOVER,
+    CUBE_OPPONENT,
+    RESIGN_NONE,
+    Position,
+)
+from tdgammon.engine.rules.variants import SCORING_CHECKERS_LEFT, Variant, get_variant
+
+OPENING = "opening"
+TO_ROLL = "to roll"
+DOUBLED = "doubled"
+BEAVERED = "beavered"
+TO_MOVE = "to move"
+RESIGNING = "resigning"
+OVER = "over"
+PHASES = (OPENING, TO_ROLL, DOUBLED, BEAVERED, TO_MOVE, RESIGNING, OVER)
+
+ENDED_BY_BEAR_OFF = "bear-off"
+ENDED_BY_DROP = "drop"
+ENDED_BY_RESIGNATION = "resignation"
+
+KIND_NAMES = {SINGLE: "single game", GAMMON: "gammon", BACKGAMMON: "backgammon"}
+
+# Action kinds of the game history (tdgammon.engine.flow.matfile writes them).
+ACT_MOVE = "move"
+ACT_DOUBLE = "double"
+ACT_TAKE = "take"
+ACT_DROP = "drop"
+ACT_BEAVER = "beaver"
+ACT_RACCOON = "raccoon"
+ACT_RESIGN = "resign"
+ACT_ACCEPT = "accept"
+ACT_REJECT = "reject"
+
+Move = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class GameSettings:
+    """Rules of one game and the match context it is played in.
+
+    cube: the doubling cube is used at all (False: cubeless).
+    crawford: this is the Crawford game (rules.md 6: "the cube may not be used").
+    jacoby, beavers, raccoons: money-play options (rules.md 5), off unless set.
+    max_cube: highest cube value allowed, a power of two (rules.md 5, "Cube limit").
+    auto_doubles: most automatic doubles on opening ties (rules.md 1, money only).
+    match_length: points to win the match, 0 for money play.
+    scores: points of seat 0 and seat 1 before this game.
+    variant: the variant's name (``tdgammon.engine.rules.variants``: standard, nackgammon,
+        hypergammon, dutch, acey-deucey); ``rules`` is its ``Variant``.
+    """
+
+    cube: bool = True
+    crawford: bool = False
+    jacoby: bool = False
+    beavers: bool = False
+    raccoons: bool = False
+    max_cube: int = 1024
+    auto_doubles: int = 0
+    match_length: int = 0
+    scores: tuple[int, int] = (0, 0)
+    variant: str = "standard"
+
+    @property
+    def rules(self) -> Variant:
+        """The ``Variant`` played (FormatError for an unknown name)."""
+        return get_variant(self.variant)
+
+    def check(self) -> None:
+        """Raise RuleError for settings that contradict each other or rules.md."""
+        try:
+            rules = self.rules
+        except TdgammonError as error:
+            raise RuleError(str(error)) from None
+        if not rules.cube:
+            for name, on in (
+                ("Jacoby rule", self.jacoby),
+                ("beavers", self.beavers),
+                ("raccoons", self.raccoons),
+                ("automatic doubles", self.auto_doubles > 0),
+            ):
+                if on:
+                    raise RuleError(
+                        f"the {name} needs the doubling cube, and {rules.name} has none"
+                    )
+        if self.max_cube < 1 or self.max_cube & (self.max_cube - 1):
+            raise RuleError(f"the cube limit must be a power of two, got {self.max_cube}")
+        if self.auto_doubles < 0:
+            raise RuleError(f"automatic doubles must be 0 or more, got {self.auto_doubles}")
+        if self.match_length < 0:
+            raise RuleError(f"match length must be 0 (money) or more, got {self.match_length}")
+        if self.match_length > 0:
+            for name, on in (
+                ("Jacoby rule", self.jacoby),
+                ("beavers", self.beavers),
+                ("automatic doubles", self.auto_doubles > 0),
+            ):
+                if on:
+                    raise RuleError(f"the {name} is for money play only, not for a match")
+        elif self.crawford:
+            raise RuleError("the Crawford rule is for match play only")
+        if self.raccoons and not self.beavers:
+            raise RuleError("raccoons need beavers")
+        if any(s < 0 for s in self.scores):
+            raise RuleError(f"scores must not be negative, got {self.scores}")
+
+    @property
+    def cube_in_play(self) -> bool:
+        """The cube may be used in this game (not cubeless, not the Crawford game,
+        not a variant without a cube)."""
+        return self.cube and not self.crawford and self.rules.cube
+
+    @property
+    def checkers(self) -> int:
+        """Checkers per side in this variant (the game ends when one side bears them off)."""
+        return self.rules.checkers
+
+
+@dataclass(frozen=True)
+class GameAction:
+    """One entry of a game's history.
+
+    seat: the player who acted. kind: one of the ACT_* names.
+    dice: the roll of a move (the opening roll for the first move).
+    moves: the (from, to) pairs of a move, in play order; () for no play.
+    value: the cube value after a double/beaver/raccoon (e.g. ``Doubles => 2``),
+        the resignation kind (1..3) of ``resign``.
+    named_double: Acey-Deucey 1-2: the double named after the 1 and the 2 (0: none).
+    extra_roll: Acey-Deucey 1-2: the named double was played in full, so the
+        same player rolled again.
+    """
+
+    seat: int
+    kind: str
+    dice: tuple[int, int] | None = None
+    moves: tuple[Move, ...] = ()
+    value: int = 0
+    named_double: int = 0
+    extra_roll: bool = False
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """How a game ended.
+
+    winner: seat. kind: SINGLE / GAMMON / BACKGAMMON as it happened on the board
+    (a drop is SINGLE; a resignation the kind resigned); under Acey-Deucey
+    scoring the number of checkers the loser had not borne off (or the points
+    resigned). points: what the
+    winner scores: cube value x kind, or x 1 under the Jacoby rule with the
+    cube not turned (rules.md 4, 5). ended_by: ENDED_BY_*.
+    """
+
+    winner: int
+    kind: int
+    cube_value: int
+    points: int
+    ended_by: str
+    scoring: str = "standard"
+
+    def text(self, names: Sequence[str] = ("player 0", "player 1")) -> str:
+        how = {
+            ENDED_BY_BEAR_OFF: "",
+            ENDED_BY_DROP: " (double dropped)",
+            ENDED_BY_RESIGNATION: " (resignation)",
+        }[self.ended_by]
+        unit = "point" if self.points == 1 else "points"
+        if self.scoring == SCORING_CHECKERS_LEFT:
+            if self.ended_by == ENDED_BY_BEAR_OFF:
+                left = "checker" if self.kind == 1 else "checkers"
+                how = f" ({self.kind} {left} not borne off)"
+            return f"{names[self.winner]} wins{how}: {self.points} {unit}"
+        return f"{names[self.winner]} wins a {KIND_NAMES[self.kind]}{how}: {self.points} {unit}"
+
+
+def _seat_name(seat: int) -> str:
+    return f"player {seat}"
+
+
+class Game:
+    """One game; see the module docstring for phases and actions."""
+
+    def __init__(
+        self,
+        settings: GameSettings | None = None,
+        rng: np.random.Generator | None = None,
+        board: np.ndarray | None = None,
+    ) -> None:
+        """settings: rules and match context; rng: dice when an action is given none.
+
+        board: optional starting board ``(30,)``, from seat 0's view (tests and
+        set-up positions); default the variant's set-up (rules.md 1, 7).
+        """
+        self.settings = settings or GameSettings()
+        self.settings.check()
+        self.variant = self.settings.rules
+        self.rng = rng if rng is not None else np.random.default_rng()
+        if board is None:
+            start = self.variant.starting_board()
+        else:
+            start = np.array(board, dtype=np.int8)
+        validate(start, self.variant.checkers)
+        self.board = start.copy()  # seat 0's view until the opening roll is decided
+        self.turn: int | None = None
+        self.phase = OPENING
+        self.dice: tuple[int, int] | None = None
+        self.cube_value = 1
+        self.cube_owner: int | None = None
+        self.resign_offer = RESIGN_NONE
+        self.resign_return_phase: str | None = None
+        self.resigner: int | None = None
+        self.result: GameResult | None = None
+        self.history: list[GameAction] = []
+        self.opening_ties = 0
+        self.auto_doubles_done = 0
+        self._moves_cache: MoveList | None = None
+
+    @classmethod
+    def from_position(
+        cls,
+        board: np.ndarray,
+        turn: int = 0,
+        cube_value: int = 1,
+        cube_owner: int | None = None,
+        settings: GameSettings | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> Game:
+        """A game already under way: ``board`` ``(30,)`` from ``turn``'s view, that
+        player to roll (phase TO_ROLL). For tests, analysis and set-up positions."""
+        game = cls(settings, rng=rng, board=board)
+        if turn not in (0, 1):
+            raise RuleError(f"turn must be seat 0 or 1, got {turn!r}")
+        if cube_owner not in (None, 0, 1):
+            raise RuleError(f"cube owner must be None (centred), 0 or 1, got {cube_owner!r}")
+        if cube_value < 1 or cube_value & (cube_value - 1) or cube_value > game.settings.max_cube:
+            raise RuleError(f"cube value must be a power of two up to the limit, got {cube_value}")
+        if int(winner(game.board, game.variant.checkers)) != 0:
+            raise RuleError("the position is already finished")
+        if not game.settings.cube_in_play and (cube_value != 1 or cube_owner is not None):
+            raise RuleError("the cube is not in use in this game: it must be 1 and centred")
+        if cube_owner is None and cube_value != 1:
+            game.auto_doubles_done = cube_value.bit_length() - 1
+        game.turn = turn
+        game.cube_value = cube_value
+        game.cube_owner = cube_owner
+        game.phase = TO_ROLL
+        return game
+
+    # ------------------------------------------------------------ queries
+
+    @property
+    def decider(self) -> int | None:
+        """Seat whose decision it is; None in the opening (both roll) and when over."""
+        if self.phase in (TO_ROLL, TO_MOVE, BEAVERED):
+            return self.turn
+        if self.phase == DOUBLED:
+            return 1 - self.turn
+        if self.phase == RESIGNING:
+            return 1 - self.resigner
+        return None
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def cube_turned(self) -> bool:
+        """A double has been taken (or beavered) in this game: the cube has an owner."""
+        return self.cube_owner is not None
+
+    def double_refusal(self) -> str | None:
+        """Why the player on turn may not double now, or None if they may."""
+        if self.phase == TO_MOVE:
+            return "the dice are already rolled: a double must come before rolling"
+        if self.phase != TO_ROLL:
+            return f"no double now: {self._phase_text()}"
+        if self.settings.crawford:
+            return "no doubling in the Crawford game (rules.md 6)"
+        if not self.variant.cube:
+            return f"there is no doubling cube in {self.variant.name} (rules.md 7)"
+        if not self.settings.cube:
+            return "the cube is not in use in this game"
+        if self.cube_owner is not None and self.cube_owner != self.turn:
+            return (
+                f"the cube is owned by {_seat_name(self.cube_owner)}: only its owner may redouble"
+            )
+        if self.cube_value * 2 > self.settings.max_cube:
+            return f"the cube is at its limit of {self.settings.max_cube}"
+        return None
+
+    @property
+    def may_double(self) -> bool:
+        return self.double_refusal() is None
+
+    @property
+    def may_beaver(self) -> bool:
+        return (
+            self.phase == DOUBLED
+            and self.settings.beavers
+            and self.settings.match_length == 0
+            and self.cube_value * 4 <= self.settings.max_cube
+        )
+
+    @property
+    def may_raccoon(self) -> bool:
+        return (
+            self.phase == BEAVERED
+            and self.settings.raccoons
+            and self.cube_value * 2 <= self.settings.max_cube
+        )
+
+    def legal_moves(self) -> MoveList:
+        """The legal plays of the roll (``tdgammon.engine.movegen.vectorized``): every row has
+        parent 0.
+
+        A single pass row when nothing can be played. Only in phase TO_MOVE.
+        """
+        self._require_phase(TO_MOVE, "list the legal plays")
+        if self._moves_cache is None:
+            self._moves_cache = generate_moves(
+                self.board[None, :], np.array([self.dice]), self.variant
+            )
+        return self._moves_cache
+
+    def _legal_plays(self) -> list:
+        """``legal_moves()`` as ``tdgammon.engine.movegen.reference.Play`` objects (for
+        notation)."""
+        from tdgammon.engine.movegen.reference import Play
+
+        legal = self.legal_moves()
+        if bool(legal.is_pass()[0]):
+            return []
+        return [
+            Play(
+                tuple((int(a), int(b)) for a, b in legal.moves[row] if a >= 0),
+                tuple(int(x) for x in legal.boards[row]),
+                int(legal.named_double[row]),
+                bool(legal.extra_roll[row]),
+            )
+            for row in range(len(legal))
+        ]
+
+    def can_play(self) -> bool:
+        """Some play is legal with the dice rolled (phase TO_MOVE)."""
+        return not bool(self.legal_moves().is_pass()[0])
+
+    def position(self) -> Position:
+        """The game as a ``Position`` seen from the player on turn.
+
+        In the opening the board is seat 0's view and game_state is 0 (not
+        started). When over, the view is the last player on turn: the winner
+        after a bear-off, the doubler after a drop.
+
+        ``Position`` holds 15 checkers a side, so in Hypergammon the 12 checkers
+        of each side that are not in play are counted as borne off (as GNU
+        Backgammon's Position ID does, ``Variant.position_board``);
+        ``Variant.board_in_play`` takes them out again.
+        """
+        s = self.settings
+        mover = self.turn if self.turn is not None else 0
+        if self.cube_owner is None:
+            owner = CUBE_CENTRED
+        else:
+            owner = CUBE_MOVER if self.cube_owner == mover else CUBE_OPPONENT
+        game_state = {OPENING: 0, OVER: 2}.get(self.phase, 1)
+        if self.phase == OVER and self.result is not None:
+            game_state = {ENDED_BY_BEAR_OFF: 2, ENDED_BY_RESIGNATION: 3, ENDED_BY_DROP: 4}[
+                self.result.ended_by
+            ]
+        return Position(
+            board=self.variant.position_board(self.board),
+            dice=self.dice if self.phase == TO_MOVE else None,
+            cube_value=self.cube_value,
+            cube_owner=owner,
+            mover_score=s.scores[mover],
+            opponent_score=s.scores[1 - mover],
+            match_length=s.match_length,
+            crawford=s.crawford,
+            jacoby=s.jacoby,
+            beavers=s.beavers,
+            double_offered=self.phase in (DOUBLED, BEAVERED),
+            max_cube=s.max_cube,
+            mover_seat=mover,
+            game_state=game_state,
+            resign_offered=self.resign_offer if self.phase == RESIGNING else RESIGN_NONE,
+            beaver_stage=1 if self.phase == BEAVERED else 0,
+            decision_swapped=self.phase == BEAVERED
+            or (self.phase == RESIGNING and self.resigner != self.turn),
+        )
+
+    def board_of(self, seat: int) -> np.ndarray:
+        """The board ``(30,) int8`` seen from ``seat``."""
+        view = 0 if self.turn is None else self.turn
+        return self.board.copy() if seat == view else flip(self.board)
+
+    # ------------------------------------------------------------ checks
+
+    def _phase_text(self) -> str:
+        if self.phase == OPENING:
+            return "the game has not started: roll the opening roll first"
+        if self.phase == OVER:
+            return "the game is over"
+        who = _seat_name(self.decider)
+        return {
+            TO_ROLL: f"{who} is to roll (or double)",
+            DOUBLED: f"{who} must first take or drop the double",
+            BEAVERED: f"{who} must first raccoon or roll after the beaver",
+            TO_MOVE: f"{who} must first play the roll {_roll_text(self.dice)}",
+            RESIGNING: f"{who} must first accept or reject the resignation",
+        }[self.phase]
+
+    def _require_phase(self, phases, action: str) -> None:
+        allowed = (phases,) if isinstance(phases, str) else tuple(phases)
+        if self.phase not in allowed:
+            raise RuleError(f"cannot {action}: {self._phase_text()}")
+
+    def _require_seat(self, seat: int | None) -> None:
+        if seat is None:
+            return
+        if seat not in (0, 1):
+            raise RuleError(f"seat must be 0 or 1, got {seat!r}")
+        if self.decider is not None and seat != self.decider:
+            raise RuleError(
+                f"it is {_seat_name(self.decider)}'s decision, not {_seat_name(seat)}'s"
+            )
+
+    def _roll(self, dice) -> tuple[int, int]:
+        if dice is None:
+            values = self.rng.integers(1, 7, size=2)
+            return int(values[0]), int(values[1])
+        try:
+            d = tuple(int(x) for x in dice)
+        except (TypeError, ValueError):
+            raise RuleError(f"dice must be two numbers 1-6, got {dice!r}") from None
+        if len(d) != 2 or not all(1 <= x <= 6 for x in d):
+            raise RuleError(f"dice must be two numbers 1-6, got {dice!r}")
+        return d
+
+    # ------------------------------------------------------------ actions
+
+    def opening_roll(self, dice=None, seat: int | None = None) -> bool:
+        """rules.md 1: each player rolls one die; the higher moves first with both.
+
+        dice: ``(die of seat 0, die of seat 1)``, random if None. Returns True
+        when the game has started, False on a tie (roll again; with automatic
+        doubles the cube doubles, up to the limit).
+        """
+        self._require_phase(OPENING, "roll the opening roll")
+        d0, d1 = self._roll(dice)
+        if d0 == d1:
+            # "Equal numbers: both roll again." / "Each tie on the opening roll
+            # doubles the cube (still centred) before the re-roll, up to a set limit."
+            self.opening_ties += 1
+            if (
+                self.settings.cube_in_play
+                and self.auto_doubles_done < self.settings.auto_doubles
+                and self.cube_value * 2 <= self.settings.max_cube
+            ):
+                self.cube_value *= 2
+                self.auto_doubles_done += 1
+            return False
+        first = 0 if d0 > d1 else 1
+        if first == 1:
+            self.board = flip(self.board)
+        self.turn = first
+        self.dice = (max(d0, d1), min(d0, d1))
+        self.phase = TO_MOVE
+        self._moves_cache = None
+        return True
+
+    def roll(self, dice=None, seat: int | None = None) -> tuple[int, int]:
+        """Roll for the player on turn (random if ``dice`` is None); returns the dice.
+
+        In phase BEAVERED this is the doubler declining to raccoon.
+        """
+        self._require_phase((TO_ROLL, BEAVERED), "roll")
+        self._require_seat(seat)
+        d = self._roll(dice)
+        self.dice = d
+        self.phase = TO_MOVE
+        self._moves_cache = None
+        return d
+
+    def double(self, seat: int | None = None) -> None:
+        """rules.md 5: "A double is offered only at the start of one's own turn, before rolling"."""
+        self._require_seat(seat)
+        reason = self.double_refusal()
+        if reason:
+            raise RuleError(f"cannot double: {reason}")
+        self.phase = DOUBLED
+        self.history.append(GameAction(self.turn, ACT_DOUBLE, value=2 * self.cube_value))
+
+    def take(self, seat: int | None = None) -> None:
+        """rules.md 5: "game continues at twice the stake; the taker now owns the cube"."""
+        self._require_phase(DOUBLED, "take")
+        self._require_seat(seat)
+        taker = 1 - self.turn
+        self.cube_value *= 2
+        self.cube_owner = taker
+        self.phase = TO_ROLL
+        self.history.append(GameAction(taker, ACT_TAKE))
+
+    def drop(self, seat: int | None = None) -> None:
+        """rules.md 5: drops "(passes: loses the current stake at once)"."""
+        self._require_phase(DOUBLED, "drop")
+        self._require_seat(seat)
+        self.history.append(GameAction(1 - self.turn, ACT_DROP))
+        self._end(self.turn, SINGLE, ENDED_BY_DROP, jacoby_applies=False)
+
+    def beaver(self, seat: int | None = None) -> None:
+        """rules.md 5: "the player being doubled may take and immediately redouble,
+        keeping ownership of the cube" (money play, beavers on)."""
+        self._require_phase(DOUBLED, "beaver")
+        self._require_seat(seat)
+        if not self.settings.beavers or self.settings.match_length:
+            raise RuleError("cannot beaver: beavers are not allowed in this game")
+        if self.cube_value * 4 > self.settings.max_cube:
+            raise RuleError(f"cannot beaver: the cube limit is {self.settings.max_cube}")
+        taker = 1 - self.turn
+        self.cube_value *= 4
+        self.cube_owner = taker
+        self.phase = BEAVERED if self.settings.raccoons else TO_ROLL
+        self.history.append(GameAction(taker, ACT_BEAVER, value=self.cube_value))
+
+    def raccoon(self, seat: int | None = None) -> None:
+        """rules.md 5: "Raccoon: the original doubler may in turn re-redouble"."""
+        self._require_phase(BEAVERED, "raccoon")
+        self._require_seat(seat)
+        if not self.settings.raccoons:
+            raise RuleError("cannot raccoon: raccoons are not allowed in this game")
+        if self.cube_value * 2 > self.settings.max_cube:
+            raise RuleError(f"cannot raccoon: the cube limit is {self.settings.max_cube}")
+        self.cube_value *= 2
+        self.cube_owner = self.turn
+        self.phase = TO_ROLL
+        self.history.append(GameAction(self.turn, ACT_RACCOON, value=self.cube_value))
+
+    def play(
+        self,
+        moves: Sequence[Sequence[int]],
+        seat: int | None = None,
+        extra_roll: bool | None = None,
+        named_double: int | None = None,
+    ) -> None:
+        """Play the roll as (from, to) pairs (25 = bar, 0 = off, 28 = the hand),
+        mover's numbering.
+
+        The pairs are applied one by one (a pair may span both dice, e.g.
+        ``(24, 13)``) and the resulting board must be one of the legal plays.
+        Acey-Deucey 1-2 (up to six pairs): ``extra_roll`` says whether the named
+        double was played in full (None: as the pairs show, else the extra
+        roll when the board allows both); ``named_double`` is recorded.
+        """
+        self._require_phase(TO_MOVE, "move")
+        self._require_seat(seat)
+        pairs = _check_pairs(moves)
+        legal = self.legal_moves()
+        roll = f"{self.dice[0]}{self.dice[1]}"
+        if not pairs:
+            if not self.can_play():
+                self._finish_play(self.board.copy(), ())
+                return
+            raise RuleError(f"you must play the roll {roll}: a legal play exists")
+        if named_double and not (
+            self.variant.acey_deucey_roll
+            and sorted(self.dice) == [1, 2]
+            and 1 <= int(named_double) <= 6
+        ):
+            raise RuleError(
+                f"a named double is only for the Acey-Deucey 1-2, not {roll} in {self.variant.name}"
+            )
+        after, _ = apply_moves(self.board, pairs)
+        key = after.tobytes()
+        rows = [
+            row
+            for row in range(len(legal))
+            if legal.boards[row].tobytes() == key and not legal.is_pass()[row]
+        ]
+        if extra_roll is not None:
+            matching = [row for row in rows if bool(legal.extra_roll[row]) == bool(extra_roll)]
+            if rows and not matching:
+                earned = "earns" if not extra_roll else "does not earn"
+                raise RuleError(f"that play of {roll} {earned} the extra roll (rules.md 7)")
+            rows = matching
+        if rows:
+            row = _pick_row(legal, rows, pairs)
+            named = int(named_double) if named_double else int(legal.named_double[row])
+            self._finish_play(after, pairs, named, bool(legal.extra_roll[row]))
+            return
+        text = " ".join(f"{_point(a)}/{_point(b)}" for a, b in pairs)
+        if not self.can_play():
+            raise RuleError(f"{text} is not legal: nothing can be played with {roll}")
+        raise RuleError(f"{text} is not a legal play of {roll}")
+
+    def play_row(self, row: int, seat: int | None = None) -> None:
+        """Play row ``row`` of ``legal_moves()`` (the bots' fast path)."""
+        self._require_phase(TO_MOVE, "move")
+        self._require_seat(seat)
+        legal = self.legal_moves()
+        if not 0 <= row < len(legal):
+            raise RuleError(f"no legal play number {row}: there are {len(legal)}")
+        pairs = tuple((int(a), int(b)) for a, b in legal.moves[row] if a >= 0)
+        self._finish_play(
+            legal.boards[row].copy(),
+            pairs,
+            int(legal.named_double[row]),
+            bool(legal.extra_roll[row]),
+        )
+
+    def play_text(self, text: str, seat: int | None = None) -> tuple[Move, ...]:
+        """Play a move written in rules.md 8 notation (``24/18 13/11``, ``8/5(2)``,
+        ``bar/22*``, ``hand/20`` for a checker entering from the hand; the
+        Acey-Deucey 1-2 as ``24/23 24/22 6-6: 13/7(4)``, see ``tdgammon.engine.formats.notation``).
+
+        Returns the (from, to) pairs played. IllegalMoveError / FormatError say
+        why a text is refused; the state is then unchanged.
+        """
+        from tdgammon.engine.formats.notation import (
+            match_move,
+            parse_move,
+        )  # pure Python rules code
+
+        self._require_phase(TO_MOVE, "move")
+        self._require_seat(seat)
+        play = match_move(self.board, self.dice, text, self._legal_plays(), variant=self.variant)
+        after = np.array(play.board, dtype=np.int8)
+        pairs = tuple((int(a), int(b)) for a, b in play.moves)
+        # Keep the pairs as written when they make the same board: a record
+        # written and read back is then identical. (Not for the Acey-Deucey
+        # 1-2: its record needs the 1 and the 2 first, as match_move gives them.)
+        try:
+            if play.named_double:
+                raise TdgammonError("keep the play order")
+            written = tuple((int(a), int(b)) for a, b in parse_move(text, variant=self.variant))
+            if len(written) <= len(pairs) and np.array_equal(
+                apply_moves(self.board, written)[0], after
+            ):
+                pairs = written
+        except TdgammonError:
+            pass
+        self._finish_play(after, pairs, play.named_double, play.extra_roll)
+        return pairs
+
+    def offer_resignation(self, kind: int = SINGLE, seat: int | None = None) -> None:
+        """``seat`` (default: the player on turn) offers to resign a single game (1),
+        gammon (2) or backgammon (3). Allowed before or after rolling."""
+        self._require_phase((TO_ROLL, TO_MOVE), "offer a resignation")
+        if seat is not None and seat not in (0, 1):
+            raise RuleError(f"seat must be 0 or 1, got {seat!r}")
+        resigner = self.turn if seat is None else seat
+        if self.variant.scoring == SCORING_CHECKERS_LEFT:
+            most = self.variant.checkers
+            if not isinstance(kind, int | np.integer) or not 1 <= kind <= most:
+                raise RuleError(
+                    f"a resignation in {self.variant.name} offers 1..{most} points "
+                    f"(the stake per checker not borne off), not {kind!r}"
+                )
+        elif kind not in (SINGLE, GAMMON, BACKGAMMON):
+            raise RuleError(
+                f"a resignation is 1 (single), 2 (gammon) or 3 (backgammon), not {kind!r}"
+            )
+        self.resign_return_phase = self.phase
+        self.resign_offer = kind
+        self.resigner = resigner
+        self.phase = RESIGNING
+        self.history.append(GameAction(resigner, ACT_RESIGN, value=kind))
+
+    def accept_resignation(self, seat: int | None = None) -> None:
+        """The opponent accepts: the game ends, worth the resigned kind x cube."""
+        self._require_phase(RESIGNING, "accept a resignation")
+        self._require_seat(seat)
+        self.history.append(GameAction(1 - self.resigner, ACT_ACCEPT, value=self.resign_offer))
+        self._end(1 - self.resigner, self.resign_offer, ENDED_BY_RESIGNATION, jacoby_applies=True)
+
+    def reject_resignation(self, seat: int | None = None) -> None:
+        """The opponent rejects: play goes on where it was."""
+        self._require_phase(RESIGNING, "reject a resignation")
+        self._require_seat(seat)
+        self.history.append(GameAction(1 - self.resigner, ACT_REJECT, value=self.resign_offer))
+        self.phase = self.resign_return_phase
+        self.resign_offer = RESIGN_NONE
+        self.resign_return_phase = None
+        self.resigner = None
+
+    # ------------------------------------------------------------ internals
+
+    def _finish_play(
+        self,
+        after: np.ndarray,
+        pairs: tuple[Move, ...],
+        named_double: int = 0,
+        extra_roll: bool = False,
+    ) -> None:
+        self.history.append(
+            GameAction(
+                self.turn,
+                ACT_MOVE,
+                dice=self.dice,
+                moves=pairs,
+                named_double=int(named_double),
+                extra_roll=bool(extra_roll),
+            )
+        )
+        self._moves_cache = None
+        if int(winner(after, self.variant.checkers)) != 0:
+            # rules.md 4: "The first player to bear off all 15 checkers wins";
+            # rules.md 7: Acey-Deucey pays per checker not borne off.
+            self.board = after
+            if self.variant.scoring == SCORING_CHECKERS_LEFT:
+                kind = abs(int(game_values(after[None, :], self.variant)[0]))
+            else:
+                kind = int(result_kind(after, self.variant.checkers))
+            self._end(self.turn, kind, ENDED_BY_BEAR_OFF, jacoby_applies=True)
+            return
+        self.dice = None
+        self.phase = TO_ROLL
+        if extra_roll:
+            # rules.md 7: the named double played in full: "then rolls again".
+            self.board = after
+            return
+        self.board = flip(after)
+        self.turn = 1 - self.turn
+
+    def _end(self, winner_seat: int, kind: int, ended_by: str, jacoby_applies: bool) -> None:
+        # rules.md 5, Jacoby: "gammons and backgammons count as single games
+        # unless the cube has been turned during the game".
+        counted = kind
+        if jacoby_applies and self.settings.jacoby and not self.cube_turned:
+            counted = SINGLE
+        self.result = GameResult(
+            winner=winner_seat,
+            kind=kind,
+            cube_value=self.cube_value,
+            points=self.cube_value * counted,
+            ended_by=ended_by,
+            scoring=self.variant.scoring,
+        )
+        if ended_by == ENDED_BY_DROP:
+            self.dice = None
+        self.phase = OVER
+
+    def check_invariants(self) -> None:
+        """Raise AssertionError if the state is impossible (tests call this every step)."""
+        validate(self.board, self.variant.checkers)
+        assert self.phase in PHASES, self.phase
+        v = self.cube_value
+        assert v >= 1 and v & (v - 1) == 0 and v <= self.settings.max_cube, v
+        assert self.cube_owner in (None, 0, 1)
+        if not self.settings.cube_in_play:
+            assert self.cube_owner is None
+        if self.settings.crawford or not self.settings.cube or not self.variant.cube:
+            assert v == 1, v
+        if self.cube_owner is None:
+            assert v == 2**self.auto_doubles_done, (v, self.auto_doubles_done)
+        if self.phase == OPENING:
+            assert self.turn is None and self.dice is None
+        else:
+            assert self.turn in (0, 1)
+        if self.phase == TO_MOVE:
+            assert self.dice is not None and all(1 <= d <= 6 for d in self.dice)
+        over = int(winner(self.board, self.variant.checkers)) != 0
+        if self.phase == OVER:
+            assert self.result is not None
+            if self.result.ended_by == ENDED_BY_BEAR_OFF:
+                assert over
+        else:
+            assert not over and self.result is None
+        if self.phase == RESIGNING:
+            if self.variant.scoring == SCORING_CHECKERS_LEFT:
+                assert 1 <= self.resign_offer <= self.variant.checkers
+            else:
+                assert self.resign_offer in (SINGLE, GAMMON, BACKGAMMON)
+        if self.phase == OVER and self.result.ended_by == ENDED_BY_BEAR_OFF:
+            value = abs(int(game_values(self.board[None, :], self.variant)[0]))
+            if self.variant.scoring == SCORING_CHECKERS_LEFT:
+                assert self.result.points == self.cube_value * value, (self.result, value)
+
+
+def _roll_text(dice) -> str:
+    return "" if dice is None else f"{dice[0]}{dice[1]}"
+
+
+def _point(p: int) -> str:
+    if p == MOVER_HAND:
+        return "hand"
+    return "bar" if p == MOVER_BAR else "off" if p == MOVER_OFF else str(p)
+
+
+MAX_PAIRS = 6
+"""Most (from, to) pairs of one play: the Acey-Deucey 1-2 (the 1, the 2, four of the double)."""
+
+
+def _pick_row(legal: MoveList, rows: list[int], pairs: tuple[Move, ...]) -> int:
+    """Among legal rows with the same board: the one whose moves are ``pairs``,
+    else one with the extra roll (Acey-Deucey), else the first."""
+    wanted = sorted(pairs)
+    for row in rows:
+        if sorted((int(a), int(b)) for a, b in legal.moves[row] if a >= 0) == wanted:
+            return row
+    for row in rows:
+        if legal.extra_roll[row]:
+            return row
+    return rows[0]
+
+
+def _check_pairs(moves) -> tuple[Move, ...]:
+    try:
+        pairs = tuple((int(a), int(b)) for a, b in moves)
+    except (TypeError, ValueError):
+        raise RuleError(f"a play is a list of (from, to) pairs, got {moves!r}") from None
+    if len(pairs) > MAX_PAIRS:
+        raise RuleError(f"a play has at most {MAX_PAIRS} moves, got {len(pairs)}")
+    for a, b in pairs:
+        if not (1 <= a <= 25 or a == MOVER_HAND) or not 0 <= b <= 24 or (b >= a):
+            raise RuleError(
+                f"{_point(a) if 0 <= a <= 25 or a == MOVER_HAND else a}/{b}: a move goes from "
+                "28 (hand), 25 (bar) or a point 1-24 down to a lower point or 0 (off)"
+            )
+    return pairs
+
+
+def apply_moves(board: np.ndarray, pairs) -> tuple[np.ndarray, tuple[bool, ...]]:
+    """Move checkers one (from, to) pair at a time, hitting a blot where a pair lands.
+
+    board: ``(30,)`` mover's view. Checks only that each pair can physically be
+    made (a checker there, the landing point not held by two or more), not the
+    dice. Returns the board after (``int8``) and, per pair, whether it hit.
+    Raises RuleError.
+    """
+    b = np.asarray(board).astype(np.int64).copy()
+    hits = []
+    for a, t in _check_pairs(pairs):
+        if b[a] <= 0:
+            where = (
+                "in hand"
+                if a == MOVER_HAND
+                else "on the bar"
+                if a == MOVER_BAR
+                else f"on point {a}"
+            )
+            raise RuleError(f"{_point(a)}/{_point(t)}: you have no checker {where}")
+        if t != MOVER_OFF and b[t] <= -2:
+            raise RuleError(f"{_point(a)}/{_point(t)}: point {t} is held by your opponent")
+        b[a] -= 1
+        hit = t != MOVER_OFF and b[t] == -1
+        if hit:
+            b[t] = 0
+            b[OPPONENT_BAR] -= 1
+        b[t] += 1
+        hits.append(hit)
+    return b.astype(np.int8), tuple(hits)
+
+
+__all__ = [
+    "ACT_ACCEPT",
+    "ACT_BEAVER",
+    "ACT_DOUBLE",
+    "ACT_DROP",
+    "ACT_MOVE",
+    "ACT_RACCOON",
+    "ACT_REJECT",
+    "ACT_RESIGN",
+    "ACT_TAKE",
+    "BEAVERED",
+    "DOUBLED",
+    "Game",
+    "GameAction",
+    "GameResult",
+    "GameSettings",
+    "OPENING",
+    "OVER",
+    "RESIGNING",
+    "TO_MOVE",
+    "TO_ROLL",
+    "TdgammonError",
+]

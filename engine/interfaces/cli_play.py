@@ -1,0 +1,269 @@
+"""``tdgammon play`` (a game or match at the terminal) and ``tdgammon match`` (bot vs bot).
+
+Thin wrappers: they build agents and a ``Match`` and hand over to
+``tdgammon.engine.interfaces.terminal.TerminalSession`` or ``tdgammon.engine.players.duel``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.engine.rules.variants import VARIANTS, get_variant
+
+AGENT_NAMES = ("pubeval", "random", "heuristic", "network", "bot", "human")
+
+
+def _network_player(evaluator, plies: int, name: str | None = None):
+    """A network player: greedy on 0-ply values, or n-ply search with the cube logic."""
+    from tdgammon.engine.evaluation.evaluator import NetworkAgent
+
+    if plies == 0:
+        return NetworkAgent(evaluator, name)
+    from tdgammon.engine.cube.agent import CubeAgent
+
+    return CubeAgent(evaluator, plies, name=f"{name or evaluator.name}-{plies}ply")
+
+
+def _network_agent(variant: str = "standard", name: str | None = None, plies: int = 0):
+    """The shipped network of ``variant`` as an agent; TdgammonError when none is available."""
+    try:
+        from tdgammon.engine.evaluation.evaluator import default_evaluator, load_evaluator
+        from tdgammon.models import shipped_model
+
+        if variant == "standard":
+            return _network_player(default_evaluator(), plies, name)
+        evaluator = load_evaluator(shipped_model(variant), f"tdgammon-{variant}")
+        return _network_player(evaluator, plies, name)
+    except TdgammonError:
+        raise
+    except Exception as error:  # noqa: BLE001 - no torch, no model file, ...
+        raise FormatError(
+            f"no trained network available ({type(error).__name__}: {error})"
+        ) from None
+
+
+def make_agent(name: str, seed: int | None = None, variant: str = "standard", plies: int = 0):
+    """An agent by name: pubeval, random, heuristic, network, bot (the variant's shipped
+    network if there is one, else pubeval), human, or a model file path (``*.pt``).
+    plies: search depth of a network player (0: greedy on the network's values)."""
+    from tdgammon.engine.evaluation.search import check_plies
+
+    check_plies(plies)
+    from tdgammon.engine.interfaces.terminal import HumanAgent
+    from tdgammon.engine.players.agents import PubevalAgent, RandomAgent
+
+    key = name.lower()
+    if key == "pubeval":
+        return PubevalAgent()
+    if key == "random":
+        return RandomAgent(seed)
+    if key == "heuristic":
+        from tdgammon.engine.players.heuristic import HeuristicAgent
+
+        return HeuristicAgent(variant)
+    if key == "human":
+        return HumanAgent()
+    if key == "network":
+        return _network_agent(variant, plies=plies)
+    if key == "bot":
+        try:
+            return _network_agent(variant, plies=plies)
+        except TdgammonError:
+            return PubevalAgent()
+    if key.endswith((".pt", ".pth", ".ckpt")):
+        try:
+            from tdgammon.engine.evaluation.evaluator import load_evaluator
+        except Exception as error:  # noqa: BLE001
+            raise FormatError(f"cannot load a network: {error}") from None
+        return _network_player(load_evaluator(name), plies)
+    raise FormatError(
+        f"unknown player {name!r}: use one of {', '.join(AGENT_NAMES)} or a model file"
+    )
+
+
+def _settings(args: argparse.Namespace, max_games: int = 0):
+    from tdgammon.engine.flow.match import MatchSettings
+
+    if args.length < 0:
+        raise FormatError(f"--length must be 0 (money) or more, got {args.length}")
+    settings = MatchSettings(
+        length=args.length,
+        crawford=not args.no_crawford,
+        cube=not args.cubeless,
+        jacoby=args.jacoby,
+        beavers=args.beavers,
+        raccoons=args.raccoons,
+        max_cube=args.cube_limit,
+        auto_doubles=args.auto_doubles,
+        max_games=max_games,
+        variant=get_variant(args.variant).name,
+    )
+    settings.check()
+    return settings
+
+
+def _add_rules(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--length", type=int, default=0, help="match length (0: money play)")
+    parser.add_argument("--cubeless", action="store_true", help="play without the cube")
+    parser.add_argument("--no-crawford", action="store_true", help="no Crawford rule (match)")
+    parser.add_argument("--jacoby", action="store_true", help="Jacoby rule (money)")
+    parser.add_argument("--beavers", action="store_true", help="allow beavers (money)")
+    parser.add_argument("--raccoons", action="store_true", help="allow raccoons (money)")
+    parser.add_argument("--cube-limit", type=int, default=1024, help="highest cube value")
+    parser.add_argument(
+        "--auto-doubles", type=int, default=0, help="automatic doubles on opening ties (money)"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="dice seed")
+    parser.add_argument(
+        "--plies",
+        type=int,
+        default=0,
+        help="search depth 0-3 of network players (default 0: greedy on the network's "
+        "values; 1+: n-ply search, slower and stronger)",
+    )
+    parser.add_argument(
+        "--variant",
+        default="standard",
+        help=f"variant (rules.md 7): {', '.join(VARIANTS)}",
+    )
+
+
+# ---------------------------------------------------------------- play
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from tdgammon.engine.flow.match import Match
+    from tdgammon.engine.interfaces.terminal import HumanAgent, TerminalSession
+
+    if args.games < 0:
+        raise FormatError(f"--games must be 0 or more, got {args.games}")
+    if args.save and not args.save.lower().endswith(".mat"):
+        raise FormatError(f"--save must name a .mat file, got {args.save!r}")
+    settings = _settings(args, max_games=0 if args.length else max(args.games, 1))
+    opponent = make_agent(args.opponent, args.seed, get_variant(args.variant).name, args.plies)
+    me = HumanAgent(args.name)
+    if getattr(opponent, "is_human", False):
+        opponent = HumanAgent(args.opponent_name or "player 2")
+    players = [me, opponent] if args.seat == 0 else [opponent, me]
+    names = [p.name for p in players]
+    if names[0] == names[1]:
+        names[1] = names[1] + " (2)"
+    match = Match(settings, names=names, seed=args.seed)
+    opponent_text = "another human" if getattr(opponent, "is_human", False) else opponent.name
+    kind = f"a {args.length}-point match" if args.length else "money play"
+    if settings.variant != "standard":
+        kind += f" of {settings.variant}"
+    print(f"tdgammon: {me.name} against {opponent_text}, {kind}. Type help for commands.")
+    session = TerminalSession(
+        match,
+        players,
+        input=sys.stdin,
+        output=sys.stdout,
+        save_path=args.save,
+        show_board=not args.no_board,
+    )
+    return session.run()
+
+
+# ---------------------------------------------------------------- match
+
+
+class _Progress:
+    """A one-line progress bar on stderr (only when stderr is a terminal, or forced)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.done, self.enabled = total, 0, enabled
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        if self.enabled:
+            width = 30
+            filled = int(width * min(self.done, self.total) / max(self.total, 1))
+            bar = "#" * filled + "." * (width - filled)
+            sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} games")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from tdgammon.engine.players.duel import play_duel, play_series
+
+    if args.games < 1:
+        raise FormatError(f"--games must be at least 1, got {args.games}")
+    seed = 0 if args.seed is None else args.seed
+    variant = get_variant(args.variant).name
+    agent_a = make_agent(args.a, seed, variant, args.plies)
+    agent_b = make_agent(args.b, seed + 1, variant, args.plies)
+    for agent in (agent_a, agent_b):
+        if getattr(agent, "is_human", False):
+            raise FormatError("tdgammon match is for bots; use tdgammon play to play yourself")
+    if agent_a.name == agent_b.name:
+        agent_b.name = agent_b.name + "-b"
+    settings = _settings(args)
+    show = args.progress if args.progress is not None else sys.stderr.isatty()
+    cubeful = settings.length > 0 or args.cube
+    progress = _Progress(args.games, show)
+    if not cubeful:
+        result = play_duel(
+            agent_a, agent_b, args.games, seed=seed, progress=progress, variant=settings.variant
+        )
+    else:
+        if settings.length == 0 and args.cubeless:
+            raise FormatError("--cube and --cubeless contradict each other")
+        if args.cube and not settings.rules.cube:
+            raise FormatError(f"--cube: {settings.variant} has no doubling cube (rules.md 7)")
+        result = play_series(agent_a, agent_b, args.games, settings, seed=seed, progress=progress)
+    progress.close()
+    if args.json:
+        print(json.dumps(result.summary()))
+    else:
+        print(result.text())
+    return 0
+
+
+def register(commands, bench_targets: dict) -> None:
+    """Add ``play`` and ``match`` to the ``tdgammon`` sub-command parsers."""
+    play = commands.add_parser(
+        "play",
+        help="play a game or match against the bot (or another human) at the terminal",
+        description="Play at the terminal. Moves in standard notation (24/18 13/11); "
+        "type help at any prompt. Moves can also be piped into stdin.",
+    )
+    play.add_argument(
+        "--opponent",
+        default="bot",
+        help="bot (shipped network, else pubeval), pubeval, random, network, human, "
+        "or a model file",
+    )
+    play.add_argument("--name", default="you", help="your name")
+    play.add_argument("--opponent-name", default=None, help="second human's name")
+    play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat (0 or 1)")
+    play.add_argument("--games", type=int, default=1, help="money play: games in the session")
+    play.add_argument("--save", default=None, help="save the match to this .mat file")
+    play.add_argument("--no-board", action="store_true", help="do not draw the board")
+    _add_rules(play)
+    play.set_defaults(run=cmd_play)
+
+    match = commands.add_parser(
+        "match",
+        help="play many games between two bots and report points per game",
+        description="Bot against bot in duplicate pairs (same dice, seats swapped). "
+        "Money play without the cube by default (fast, batched); --cube or --length N "
+        "plays through the full game and match rules.",
+    )
+    match.add_argument("--a", default="pubeval", help="player A (pubeval, random, network, ...)")
+    match.add_argument("--b", default="random", help="player B")
+    match.add_argument("--games", type=int, default=1000, help="games (or matches) to play")
+    match.add_argument("--cube", action="store_true", help="money play with the cube")
+    match.add_argument("--json", action="store_true", help="print one JSON object")
+    match.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar"
+    )
+    _add_rules(match)
+    match.set_defaults(run=cmd_match)

@@ -1,0 +1,425 @@
+"""Terminal play: a human agent and the session loop of ``tdgammon play``.
+
+``HumanAgent`` marks a seat as played from the terminal (``is_human = True``);
+``TerminalSession`` runs a ``Match`` between any two players (humans or bots,
+``tdgammon.engine.players.agents``), reading one line per human decision from ``input`` and
+writing to ``output``, so the same code serves a person at a terminal and a
+script piping moves into stdin.
+
+At each prompt a human may type (case does not matter):
+
+- a move in standard notation (``24/18 13/11``, ``8/5(2)``, ``bar/22*``,
+  ``hand/20`` to enter a checker from the hand (Dutch, Acey-Deucey), ``pass``
+  when nothing can be played) after rolling; the Acey-Deucey 1-2 as the 1 and
+  the 2, then the named double: ``24/23 24/22 6-6: 13/7(4)``;
+- ``roll`` (or an empty line) or ``double`` before rolling;
+- ``take``, ``drop`` (``pass``), ``beaver`` when doubled; ``raccoon`` or
+  ``roll`` after a beaver;
+- ``accept`` / ``reject`` a resignation;
+- ``resign [single|gammon|backgammon]`` (Acey-Deucey: ``resign N``, N
+  points), ``board``, ``moves`` (list the legal plays), ``hint``,
+  ``save [FILE]``, ``help``, ``quit``. ``hint`` ranks the plays with the
+  shipped network (``tdgammon.engine.interfaces.cli_analysis``) when one ships, else with pubeval.
+
+A bad line gets a one-line explanation and the same prompt again; the state
+never changes on a refused action. The end of input (or Ctrl-C) saves the
+match (when a file is set) and ends the session. A human whose cube is not
+available rolls automatically, and a roll that cannot be played passes
+automatically, as in GNU Backgammon.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+import numpy as np
+from tdgammon.engine.display.render import render_board
+from tdgammon.engine.flow.game import (
+    BEAVERED,
+    DOUBLED,
+    KIND_NAMES,
+    OPENING,
+    RESIGNING,
+    TO_MOVE,
+    TO_ROLL,
+    Game,
+)
+from tdgammon.engine.flow.match import Match
+from tdgammon.engine.formats.notation import format_move
+from tdgammon.engine.formats.parse import format_ids
+from tdgammon.engine.players.cube_actions import bot_step
+from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.engine.rules.outcome import BACKGAMMON, GAMMON, SINGLE
+from tdgammon.engine.rules.variants import SCORING_CHECKERS_LEFT
+
+HINT_PLIES = 1
+"""Search depth of the ``hint`` command (``tdgammon.engine.evaluation.search``; 1-ply takes well
+under a second)."""
+
+RESIGN_WORDS = {
+    "": SINGLE,
+    "single": SINGLE,
+    "s": SINGLE,
+    "1": SINGLE,
+    "normal": SINGLE,
+    "gammon": GAMMON,
+    "g": GAMMON,
+    "2": GAMMON,
+    "backgammon": BACKGAMMON,
+    "b": BACKGAMMON,
+    "3": BACKGAMMON,
+}
+
+HELP = """Commands:
+  <move>          play the roll in standard notation, e.g. 24/18 13/11, 8/5(2), bar/22*,
+                  hand/20 (enter from the hand), Acey-Deucey 1-2: 24/23 24/22 6-6: 13/7(4)
+  roll (Enter)    roll the dice           double    offer the cube
+  take / drop     answer a double         beaver    take and redouble (money, if allowed)
+  raccoon         re-redouble a beaver    accept / reject   answer a resignation
+  resign [single|gammon|backgammon]       moves     list the legal plays
+  board           show the board          hint      best plays (network, else pubeval)
+  save [FILE]     save the match (.mat)   quit      save and stop"""
+
+
+class HumanAgent:
+    """A player at the terminal: decisions come from ``TerminalSession``'s input."""
+
+    is_human = True
+
+    def __init__(self, name: str = "human") -> None:
+        self.name = name
+
+    def choose_plays(self, boards, dice, moves):  # pragma: no cover - never called
+        raise TdgammonError("a human plays through the terminal session, not choose_plays")
+
+
+class QuitSession(Exception):
+    """The human asked to stop (``quit`` or the end of input)."""
+
+
+class TerminalSession:
+    """Play ``match`` between ``players[0]`` and ``players[1]`` on a text terminal."""
+
+    def __init__(
+        self,
+        match: Match,
+        players: Sequence,
+        input: TextIO = sys.stdin,
+        output: TextIO = sys.stdout,
+        save_path: str | None = None,
+        show_board: bool = True,
+        save: Callable[[Match, str], None] | None = None,
+    ) -> None:
+        self.match = match
+        self.players = list(players)
+        self.input = input
+        self.output = output
+        self.save_path = save_path
+        self.show_board = show_board
+        self._save = save
+
+    # ------------------------------------------------------------ output
+
+    def say(self, text: str) -> None:
+        self.output.write(text + "\n")
+        self.output.flush()
+
+    def name(self, seat: int) -> str:
+        return self.match.names[seat]
+
+    def does(self, seat: int, verb: str) -> str:
+        """``"tdgammon rolls"``, or ``"you roll"`` for a player named you: ``verb`` is
+        the third-person form (rolls, plays, doubles, ...)."""
+        name = self.name(seat)
+        if name.lower() == "you" and verb.endswith("s"):
+            verb = verb[:-1]
+        return f"{name} {verb}"
+
+    def draw(self) -> None:
+        if not self.show_board:
+            return
+        game = self.match.game
+        position = game.position()
+        try:
+            ids = format_ids(position)
+        except TdgammonError:
+            ids = None
+        self.say(render_board(position, ids, game.variant))
+        mover = game.turn if game.turn is not None else 0
+        self.say(f" X = {self.name(mover)}, O = {self.name(1 - mover)}")
+
+    # ------------------------------------------------------------ loop
+
+    def run(self) -> int:
+        """Play until the match ends, the input ends or the human quits; returns 0."""
+        try:
+            self._loop()
+        except (QuitSession, KeyboardInterrupt):
+            self.say("Session stopped.")
+        finally:
+            self.save_match()
+        return 0
+
+    def save_match(self, path: str | None = None) -> None:
+        target = path or self.save_path
+        if not target:
+            return
+        if self._save is None:
+            from tdgammon.engine.flow.matfile import write_mat
+
+            write_mat(self.match, target)
+        else:
+            self._save(self.match, target)
+        self.say(f"Match saved to {target}")
+
+    def _loop(self) -> None:
+        while True:
+            game = self.match.game
+            if game.is_over:
+                self.say(game.result.text(self.match.names))
+                s0, s1 = self.match.scores
+                self.say(f"Score: {self.name(0)} {s0}, {self.name(1)} {s1}")
+                if self.match.is_over:
+                    if self.match.winner is not None:
+                        self.say(f"{self.name(self.match.winner)} wins the match.")
+                    else:
+                        self.say("The session is over.")
+                    return
+                self.match.next_game()
+                self.say(f"\nGame {len(self.match.games)}")
+                continue
+            if game.phase == OPENING:
+                self._opening(game)
+                continue
+            seat = game.decider
+            if getattr(self.players[seat], "is_human", False):
+                self._human_step(game, seat)
+            else:
+                self._bot_step(game, seat)
+
+    def _opening(self, game: Game) -> None:
+        while not game.opening_roll():
+            extra = f"; the cube is now {game.cube_value}" if game.cube_value > 1 else ""
+            self.say(f"Opening roll: a tie, roll again{extra}")
+        d = game.dice
+        self.say(f"Opening roll: {self.does(game.turn, 'rolls')} {d[0]}, the other {d[1]}.")
+        self.say(f"{self.does(game.turn, 'moves')} first with {d[0]}-{d[1]}.")
+        self.draw()
+
+    # ------------------------------------------------------------ bots
+
+    def _bot_step(self, game: Game, seat: int) -> None:
+        phase, before = game.phase, game.board.copy()
+        dice = game.dice
+        bot_step(game, self.players)
+        if phase == TO_MOVE:
+            action = game.history[-1]
+            moves = action.moves
+            text = format_move(before, list(moves), action.named_double) if moves else "cannot move"
+            self.say(f"{self.does(seat, 'plays')} {dice[0]}-{dice[1]}: {text}")
+            self._say_extra_roll(action, seat)
+            if not game.is_over:
+                self.draw()
+        elif phase in (TO_ROLL, BEAVERED):
+            if game.phase in (DOUBLED,):
+                self.say(f"{self.does(seat, 'doubles')} to {2 * game.cube_value}.")
+            else:
+                self.say(f"{self.does(seat, 'rolls')} {game.dice[0]}-{game.dice[1]}.")
+        elif phase == DOUBLED:
+            last = game.history[-1].kind
+            words = {"take": "takes", "drop": "drops", "beaver": "beavers"}
+            self.say(f"{self.does(seat, words.get(last, last))}; the cube is at {game.cube_value}.")
+        elif phase == RESIGNING:
+            accepted = game.is_over
+            verb = "accepts" if accepted else "rejects"
+            self.say(f"{self.does(seat, verb)} the resignation.")
+
+    # ------------------------------------------------------------ humans
+
+    def _read(self, prompt: str) -> str:
+        self.output.write(prompt)
+        self.output.flush()
+        line = self.input.readline()
+        if not line:
+            self.say("")
+            raise QuitSession()
+        text = line.strip()
+        if self.input is not sys.stdin or not sys.stdin.isatty():
+            self.say(text)  # echo scripted input so transcripts read naturally
+        return text
+
+    def _say_extra_roll(self, action, seat: int) -> None:
+        if action.extra_roll:
+            self.say(
+                f"{self.name(seat)} played the named double in full; "
+                f"{self.does(seat, 'rolls')} again (rules.md 7)."
+            )
+
+    def _human_step(self, game: Game, seat: int) -> None:
+        who = self.name(seat)
+        if game.phase == TO_ROLL and not game.may_double:
+            d = game.roll()
+            self.say(f"{self.does(seat, 'rolls')} {d[0]}-{d[1]}.")
+            return
+        if game.phase == TO_MOVE and not game.can_play():
+            self.say(f"{self.does(seat, 'rolls')} {game.dice[0]}-{game.dice[1]} and cannot move.")
+            game.play(())
+            if not game.is_over:
+                self.draw()
+            return
+        prompt = self._prompt(game, who)
+        line = self._read(prompt)
+        try:
+            self._command(game, seat, line)
+        except TdgammonError as error:
+            self.say(f"  {error}")
+
+    def _prompt(self, game: Game, who: str) -> str:
+        if game.phase == TO_ROLL:
+            return f"{who}, roll or double? "
+        if game.phase == TO_MOVE:
+            return f"{who}, your move ({game.dice[0]}-{game.dice[1]}): "
+        if game.phase == DOUBLED:
+            extra = ", beaver" if game.may_beaver else ""
+            return f"{who}, the cube is offered at {2 * game.cube_value}: take, drop{extra}? "
+        if game.phase == BEAVERED:
+            return f"{who}, you were beavered (cube {game.cube_value}): raccoon or roll? "
+        if game.phase == RESIGNING:
+            if game.variant.scoring == SCORING_CHECKERS_LEFT:
+                offer = game.resign_offer
+                return f"{who}, accept the resignation for {offer} points? (accept/reject) "
+            kind = KIND_NAMES[game.resign_offer]
+            return f"{who}, accept the resignation of a {kind}? (accept/reject) "
+        return f"{who}> "
+
+    def _command(self, game: Game, seat: int, line: str) -> None:
+        words = line.lower().split()
+        word = words[0] if words else ""
+        rest = " ".join(words[1:])
+        if word in ("help", "?"):
+            self.say(HELP)
+        elif word in ("quit", "exit", "q"):
+            raise QuitSession()
+        elif word == "board":
+            self.draw()
+        elif word == "save":
+            self.save_match(rest or None)
+            if not (rest or self.save_path):
+                self.say("  no file: give one, e.g. save mygame.mat")
+        elif word == "hint":
+            self.say(self._hint(game))
+        elif word == "moves" and game.phase == TO_MOVE:
+            self._list_moves(game)
+        elif word == "resign" and game.variant.scoring == SCORING_CHECKERS_LEFT:
+            most = game.variant.checkers
+            if not rest.isdigit() or not 1 <= int(rest) <= most:
+                raise TdgammonError(
+                    f"resign how many points? resign N, N from 1 to {most} "
+                    f"({game.variant.name}: the stake per checker not borne off)"
+                )
+            game.offer_resignation(int(rest), seat=seat)
+        elif word == "resign":
+            if rest not in RESIGN_WORDS:
+                raise TdgammonError(
+                    "resign what? resign single, resign gammon or resign backgammon"
+                )
+            game.offer_resignation(RESIGN_WORDS[rest], seat=seat)
+        elif game.phase == TO_ROLL and word in ("", "roll", "r"):
+            d = game.roll(seat=seat)
+            self.say(f"{self.does(seat, 'rolls')} {d[0]}-{d[1]}.")
+        elif game.phase == TO_ROLL and word in ("double", "d"):
+            game.double(seat=seat)
+            self.say(f"{self.does(seat, 'doubles')} to {2 * game.cube_value}.")
+        elif game.phase == DOUBLED and word in ("take", "t", "drop", "pass", "p", "beaver", "b"):
+            if word in ("take", "t"):
+                game.take(seat=seat)
+            elif word in ("beaver", "b"):
+                game.beaver(seat=seat)
+            else:
+                game.drop(seat=seat)
+        elif game.phase == BEAVERED and word in ("raccoon", "roll", "r", ""):
+            if word == "raccoon":
+                game.raccoon(seat=seat)
+            else:
+                d = game.roll(seat=seat)
+                self.say(f"{self.does(seat, 'rolls')} {d[0]}-{d[1]}.")
+        elif game.phase == RESIGNING and word in ("accept", "a", "yes", "y", "reject", "r", "no"):
+            if word in ("accept", "a", "yes", "y"):
+                game.accept_resignation(seat=seat)
+            else:
+                game.reject_resignation(seat=seat)
+        elif game.phase == TO_MOVE and word in ("double", "d", "roll", "r"):
+            raise TdgammonError(
+                f"the dice are already rolled ({game.dice[0]}-{game.dice[1]}): play them "
+                "(a double must come before rolling)"
+            )
+        elif game.phase == TO_MOVE:
+            if not line.strip():
+                raise TdgammonError("type your move, e.g. 13/8 13/11 (or 'moves' to list them)")
+            board = game.board.copy()
+            pairs = game.play_text(line, seat=seat)
+            action = game.history[-1]
+            text = format_move(board, list(pairs), action.named_double) or "nothing"
+            self.say(f"{self.does(seat, 'plays')} {text}")
+            self._say_extra_roll(action, seat)
+            if not game.is_over:
+                self.draw()
+        elif game.phase == TO_ROLL and "/" in line:
+            raise TdgammonError("roll first (type roll or press Enter), then enter your move")
+        else:
+            raise TdgammonError(f"not understood: {line!r}. {self._expected(game)}")
+
+    def _expected(self, game: Game) -> str:
+        return {
+            TO_ROLL: "Type roll or double (help for all commands).",
+            DOUBLED: "Type take or drop" + (" or beaver." if game.may_beaver else "."),
+            BEAVERED: "Type raccoon or roll.",
+            RESIGNING: "Type accept or reject.",
+        }.get(game.phase, "Type help for the commands.")
+
+    def _list_moves(self, game: Game) -> None:
+        legal = game.legal_moves()
+        for row in range(len(legal)):
+            pairs = [(int(a), int(b)) for a, b in legal.moves[row] if a >= 0]
+            text = format_move(game.board, pairs, int(legal.named_double[row]))
+            extra = "  (rolls again)" if legal.extra_roll[row] else ""
+            self.say(f"  {row + 1:3d}. {text}{extra}")
+
+    def _hint(self, game: Game) -> str:
+        if game.phase != TO_MOVE:
+            return "  hint is for moves: roll first"
+        try:
+            from tdgammon.engine.analysis.reports import load_search
+
+            search = load_search(variant=game.variant.name)
+            plays = search.analyse(game.board, game.dice, HINT_PLIES)
+        except Exception:  # noqa: BLE001 - no torch or no shipped model for the variant
+            plays = None
+        if plays:
+            units = " in stakes" if game.variant.scoring == SCORING_CHECKERS_LEFT else ""
+            lines = [f"  best plays ({search.name}, {HINT_PLIES}-ply, equity{units}):"]
+            for rank, play in enumerate(plays[:5], 1):
+                text = format_move(game.board, list(play.moves), play.named_double)
+                extra = ", rolls again" if play.extra_roll else ""
+                lines.append(
+                    f"  {rank}. {text:<24} equity {play.equity:+.3f}"
+                    f"  ({play.equity - plays[0].equity:+.3f}{extra})"
+                )
+            return "\n".join(lines)
+        # Fallback: pubeval's favourite plays (no analysis module yet).
+        from tdgammon.engine.players.agents import has_contact
+        from tdgammon.engine.players.pubeval import score
+
+        legal = game.legal_moves()
+        race = np.full(len(legal), not bool(has_contact(game.board[None, :])[0]))
+        scores = score(legal.boards, race)
+        order = np.argsort(-scores, kind="stable")[:5]
+        lines = ["  pubeval's top plays (no shipped network for a real hint):"]
+        for rank, row in enumerate(order, 1):
+            pairs = [(int(a), int(b)) for a, b in legal.moves[row] if a >= 0]
+            lines.append(
+                f"  {rank}. {format_move(game.board, pairs, int(legal.named_double[row]))}"
+            )
+        return "\n".join(lines)

@@ -1,0 +1,48 @@
+"""Dice: the 21 distinct rolls and their probabilities.
+
+Dice arrays are ``(B, 2)`` with values 1..6, never 0..5 (architecture.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from tdgammon.engine.rules.errors import FormatError
+
+ALL_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int8)
+"""``(21, 2) int8``: every distinct roll, larger die first."""
+
+ROLL_WEIGHTS = np.where(ALL_ROLLS[:, 0] == ALL_ROLLS[:, 1], 1, 2).astype(np.float64) / 36.0
+"""``(21,) float64``: probability of each roll of ALL_ROLLS (1/36 doubles, 2/36 others)."""
+
+
+def parse_dice(text: str) -> tuple[int, int]:
+    """Parse ``"52"``, ``"5-2"``, ``"5 2"`` or ``"5,2"`` into ``(5, 2)``.
+
+    Raises FormatError naming the problem (not two dice, a die outside 1..6).
+    """
+    raw = str(text).strip()
+    digits = [c for c in raw if c not in " -,/"]
+    if len(digits) != 2 or not all(c.isdigit() for c in digits):
+        raise FormatError(f"dice must be two numbers 1-6 such as 52 or 5-2, got {raw!r}")
+    dice = (int(digits[0]), int(digits[1]))
+    check_dice(dice)
+    return dice
+
+
+def check_dice(dice) -> tuple[int, int]:
+    """Return ``dice`` as a tuple of two ints after checking both are 1..6."""
+    try:
+        values = [int(d) for d in dice]
+    except (TypeError, ValueError):
+        raise FormatError(f"dice must be two numbers 1-6, got {dice!r}") from None
+    if len(values) != 2:
+        raise FormatError(f"dice must be two numbers 1-6, got {len(values)} numbers")
+    for d in values:
+        if not 1 <= d <= 6:
+            raise FormatError(f"die {d} is out of range 1-6")
+    return values[0], values[1]
+
+
+def roll_dice(rng: np.random.Generator, batch: int) -> np.ndarray:
+    """``(batch, 2) int8`` uniformly random dice."""
+    return rng.integers(1, 7, size=(batch, 2)).astype(np.int8)
