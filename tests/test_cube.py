@@ -1,4 +1,4 @@
-"""Money and match cube decisions (cube.md sections 1 and 3)."""
+"""Money and match cube decisions (docs/cube.md sections 1 and 3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One named test per clause of rules.md sections 1, 4 and 5 for the game state machine."""
+"""One named test per clause of docs/rules.md sections 1, 4 and 5 for the game state machine."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def last_checker(opponent: dict[int, int]) -> np.ndarray:
     return board_from_points({1: 1}, opponent)
 
 
-# ------------------------------------------------------------ rules.md 1: opening roll
+# ------------------------------------------------------------ docs/rules.md 1: opening roll
 
 
 def test_opening_higher_die_moves_first_with_both_numbers():
@@ -159,7 +159,7 @@ def test_pass_only_when_nothing_can_be_played():
     assert game.turn == 1 and game.history[-1].moves == ()
 
 
-# ------------------------------------------------------------ rules.md 4: scoring
+# ------------------------------------------------------------ docs/rules.md 4: scoring
 
 
 @pytest.mark.parametrize(
@@ -181,7 +181,7 @@ def test_game_result_single_gammon_backgammon_times_cube(opponent, kind):
     refused(game, game.roll, match="over")
 
 
-# ------------------------------------------------------------ rules.md 5: the cube
+# ------------------------------------------------------------ docs/rules.md 5: the cube
 
 
 def test_cube_starts_centred_at_one_and_either_player_may_double():

@@ -1,4 +1,4 @@
-"""rules.md 6 (match play) and random full matches with every invariant checked."""
+"""docs/rules.md 6 (match play) and random full matches with every invariant checked."""
 
 from __future__ import annotations
 

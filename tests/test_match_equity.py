@@ -1,4 +1,4 @@
-"""Match equity table, MWC conversions, take points and cube access (cube.md section 2)."""
+"""Match equity table, MWC conversions, take points and cube access (docs/cube.md section 2)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_take_point_2_away_2_away_is_dead():
 
 
 def test_take_point_3_away_3_away():
-    """cube.md: 3-away/3-away dead 30.17% x 75.08% = 22.65% live."""
+    """docs/cube.md: 3-away/3-away dead 30.17% x 75.08% = 22.65% live."""
     tp = me.take_points(me.MatchState(3, 3))
     assert tp["opponent_dead"] == pytest.approx(0.3017, abs=5e-5)
     assert tp["opponent_live"] == pytest.approx(0.3017 * 0.7508, abs=5e-5)

@@ -1,4 +1,4 @@
-"""Tests of tdgammon.engine.formats.notation: parse_move, format_move, match_move (rules.md 8).
+"""Tests of tdgammon.engine.formats.notation: parse_move, format_move, match_move (docs/rules.md 8).
 
 Positions are built with board_from_points(mover, opponent), each dict in its
 owner's numbering (the opponent's point k is the mover's point 25 - k; 25 is
@@ -35,7 +35,7 @@ def opponent_with(extra: dict[int, int], base: dict[int, int] | None = None) -> 
 
 
 # --------------------------------------------------------------------------
-# parse_move: every form of rules.md 8
+# parse_move: every form of docs/rules.md 8
 # --------------------------------------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""One named test per rule clause of rules.md sections 2 (moving), 3 (bearing off)
+"""One named test per rule clause of docs/rules.md sections 2 (moving), 3 (bearing off)
 and 4 (end of game and scoring).
 
 Every position is drawn as a compact diagram from the mover's view in the test
@@ -11,7 +11,7 @@ off. The mover (X) moves from 24 towards 1; its home board is 1-6.
 
 Expected plays are written by hand in move notation (``13/10 10/9``, ``bar/21``,
 ``4/off``, ``*`` on every move that hits and only there) and were worked out
-from rules.md, not from a generator. ``assert_plays`` applies them with its own
+from docs/rules.md, not from a generator. ``assert_plays`` applies them with its own
 small move function and compares the resulting boards with
 ``tdgammon.engine.movegen.reference.legal_plays``; ``plays_both`` also checks that the
 vectorized ``tdgammon.engine.movegen.vectorized.generate_moves`` gives the same boards.
@@ -226,7 +226,7 @@ def test_parse_and_apply_moves():
 
 
 def test_one_checker_may_take_both_dice_or_two_checkers_one_each():
-    """rules.md 2.1: "each number is a separate move of one checker by that many
+    """docs/rules.md 2.1: "each number is a separate move of one checker by that many
     points. One checker may take both moves, or two checkers one each."
 
     roll 3-1
@@ -251,7 +251,7 @@ def test_one_checker_may_take_both_dice_or_two_checkers_one_each():
 
 
 def test_landing_on_point_with_two_opposing_checkers_is_illegal():
-    """rules.md 2.2: "A move may end on a point that is empty, holds the mover's
+    """docs/rules.md 2.2: "A move may end on a point that is empty, holds the mover's
     own checkers, or holds exactly one opposing checker (a blot). It may not end
     on a point held by two or more opposing checkers."
 
@@ -270,7 +270,7 @@ def test_landing_on_point_with_two_opposing_checkers_is_illegal():
 
 
 def test_intermediate_stop_must_be_open():
-    """rules.md 2.2: "when one checker plays both dice the point where the first die
+    """docs/rules.md 2.2: "when one checker plays both dice the point where the first die
     lands must itself be open: 13/5 with 5-3 needs 8 or 10 open as a stop."
 
     roll 5-3 (the checker on 4 cannot bear off: 13 is outside)
@@ -307,7 +307,7 @@ def test_intermediate_stop_must_be_open():
 
 
 def test_doubles_are_played_four_times():
-    """rules.md 2.3: "Doubles are played four times (6-6 is four moves of 6)."
+    """docs/rules.md 2.3: "Doubles are played four times (6-6 is four moves of 6)."
 
     roll 2-2: four moves of 2 shared 4+0, 3+1 or 2+2 between the two checkers
     """
@@ -330,7 +330,7 @@ def test_doubles_are_played_four_times():
 
 
 def test_hitting_sends_blot_to_bar():
-    """rules.md 2.4: "Landing on a blot hits it: the hit checker goes to the bar."
+    """docs/rules.md 2.4: "Landing on a blot hits it: the hit checker goes to the bar."
 
     roll 2-1
     """
@@ -350,7 +350,7 @@ def test_hitting_sends_blot_to_bar():
 
 
 def test_hitting_checker_may_continue():
-    """rules.md 2.4: "A checker that has just hit may go on moving in the same turn."
+    """docs/rules.md 2.4: "A checker that has just hit may go on moving in the same turn."
 
     roll 6-2: 13/11*/5* hits twice with one checker
     """
@@ -367,7 +367,7 @@ def test_hitting_checker_may_continue():
 
 
 def test_bar_checker_must_enter_before_any_other_move():
-    """rules.md 2.5: "A player with any checker on the bar must enter it before
+    """docs/rules.md 2.5: "A player with any checker on the bar must enter it before
     moving anything else."
 
     roll 4-2: 13/9 13/... without entering is never legal
@@ -394,7 +394,7 @@ def test_bar_checker_must_enter_before_any_other_move():
 
 
 def test_die_n_enters_on_opponents_n_point():
-    """rules.md 2.5: "A die of n enters on the opponent's n-point, which is the
+    """docs/rules.md 2.5: "A die of n enters on the opponent's n-point, which is the
     mover's point 25-n." Entering may hit a blot (2.4).
 
     roll 5-3: the 5 enters on 20 (hitting), the 3 on 22
@@ -410,7 +410,7 @@ def test_die_n_enters_on_opponents_n_point():
 
 
 def test_die_that_cannot_enter_cannot_be_used_elsewhere():
-    """rules.md 2.5: "If a die cannot enter, it cannot be used for any other checker
+    """docs/rules.md 2.5: "If a die cannot enter, it cannot be used for any other checker
     while a checker is still on the bar."
 
     roll 6-4: the 4 enters (bar/21); the 6 cannot enter on 19, so 13/7 is illegal
@@ -436,7 +436,7 @@ def test_die_that_cannot_enter_cannot_be_used_elsewhere():
 
 
 def test_must_use_both_dice_when_possible():
-    """rules.md 2.6: "if there is any legal way to play both dice (all four for
+    """docs/rules.md 2.6: "if there is any legal way to play both dice (all four for
     doubles), the mover must play a sequence that uses the most dice possible."
 
     roll 6-1: 3/2 alone would leave the 6 unplayable (13/7 blocked), so it is
@@ -453,7 +453,7 @@ def test_must_use_both_dice_when_possible():
 
 
 def test_must_play_larger_die_when_only_one_fits():
-    """rules.md 2.6: "If only one die of a non-double can be played, the larger one
+    """docs/rules.md 2.6: "If only one die of a non-double can be played, the larger one
     must be played when it can be."
 
     roll 6-5: 13/7 or 13/8 alone, but 7/2 and 8/2 are blocked: the 6 is played
@@ -469,7 +469,7 @@ def test_must_play_larger_die_when_only_one_fits():
 
 
 def test_plays_smaller_die_when_larger_cannot_be_played():
-    """rules.md 2.6: "if only the smaller one can be played, play it."
+    """docs/rules.md 2.6: "if only the smaller one can be played, play it."
 
     roll 6-5: 13/7 is blocked; 13/8 then 8/2 is blocked
     """
@@ -485,7 +485,7 @@ def test_plays_smaller_die_when_larger_cannot_be_played():
 
 @pytest.mark.parametrize("dice", [(6, 5), (3, 1), (2, 2), (6, 6)])
 def test_no_legal_move_passes(dice):
-    """rules.md 2.6: "If nothing can be played, the turn passes."
+    """docs/rules.md 2.6: "If nothing can be played, the turn passes."
 
     every roll: no entry, and nothing else may move
     """
@@ -500,7 +500,7 @@ def test_no_legal_move_passes(dice):
 
 
 def test_no_legal_move_passes_without_bar():
-    """rules.md 2.6: "If nothing can be played, the turn passes."
+    """docs/rules.md 2.6: "If nothing can be played, the turn passes."
 
     roll 6-6: 8/2 is blocked, and bear-off is not allowed (8 is outside)
     """
@@ -515,7 +515,7 @@ def test_no_legal_move_passes_without_bar():
 
 
 def test_die_unplayable_at_first_becomes_playable_after_other_die():
-    """rules.md 2.6: "After each die the position has changed, so a die that was
+    """docs/rules.md 2.6: "After each die the position has changed, so a die that was
     unplayable at first can become playable."
 
     roll 6-3: at first the 6 cannot be played (19 is blocked and the checker on
@@ -532,7 +532,7 @@ def test_die_unplayable_at_first_becomes_playable_after_other_die():
 
 
 def test_doubles_partial_play_when_only_two_of_four_dice_fit():
-    """rules.md 2.3 and 2.6: doubles are four moves, but a die that cannot be played
+    """docs/rules.md 2.3 and 2.6: doubles are four moves, but a die that cannot be played
     is lost and the rest of the turn with it.
 
     roll 3-3: 13/10/7, then 7/4 is blocked; the checkers on 2 cannot bear off
@@ -549,7 +549,7 @@ def test_doubles_partial_play_when_only_two_of_four_dice_fit():
 
 
 def test_doubles_partial_play_when_only_three_of_four_dice_fit():
-    """rules.md 2.6 with 3.2: after 13/10/7/4 all checkers are home, but the fourth 3
+    """docs/rules.md 2.6 with 3.2: after 13/10/7/4 all checkers are home, but the fourth 3
     cannot be played: point 3 is empty, the higher checker on 4 must move (3.2) and
     4/1 is blocked, so the checkers on 2 may not bear off with it.
 
@@ -571,7 +571,7 @@ def test_doubles_partial_play_when_only_three_of_four_dice_fit():
 
 
 def test_bear_off_only_when_all_home():
-    """rules.md 3.1: "Bearing off is allowed only while all of the mover's remaining
+    """docs/rules.md 3.1: "Bearing off is allowed only while all of the mover's remaining
     checkers are in the home board (none on the bar, none on points 7-24)."
 
     roll 2-1: 2/off and 1/off are never legal while the checker on 10 is out
@@ -589,7 +589,7 @@ def test_bear_off_only_when_all_home():
 
 
 def test_bear_off_rechecked_before_every_die():
-    """rules.md 3.1: "This is checked again before every single die."
+    """docs/rules.md 3.1: "This is checked again before every single die."
 
     roll 6-4: neither die can bear off at first (8 is outside), but whichever
     brings the checker on 8 home lets the other die bear off: 8/2 then 4/off,
@@ -606,7 +606,7 @@ def test_bear_off_rechecked_before_every_die():
 
 
 def test_exact_die_bears_off_from_its_point():
-    """rules.md 3.2: "A die of n bears off a checker from point n."
+    """docs/rules.md 3.2: "A die of n bears off a checker from point n."
 
     roll 4-3: 4/off and 3/off with the exact numbers; or 4/1 first, after which
     the 4 bears off from the highest point, 3 (3.2, last part)
@@ -622,7 +622,7 @@ def test_exact_die_bears_off_from_its_point():
 
 
 def test_higher_point_must_move_when_die_point_empty():
-    """rules.md 3.2: "If point n is empty, the die must be played by a checker on a
+    """docs/rules.md 3.2: "If point n is empty, the die must be played by a checker on a
     higher point if one exists."
 
     roll 4-1: the 4 cannot bear off the checker on 2 (6 is higher): 6/2 and 2/1
@@ -639,7 +639,7 @@ def test_higher_point_must_move_when_die_point_empty():
 
 
 def test_highest_point_bears_off_when_die_exceeds():
-    """rules.md 3.2: "if no checker stands higher than n, the die bears off a checker
+    """docs/rules.md 3.2: "if no checker stands higher than n, the die bears off a checker
     from the highest occupied point."
 
     roll 6-1: the 6 bears off from 3, never from 2 while 3 is occupied
@@ -655,7 +655,7 @@ def test_highest_point_bears_off_when_die_exceeds():
 
 
 def test_bear_off_not_compulsory():
-    """rules.md 3.3: "Bearing off is never compulsory when another legal play with
+    """docs/rules.md 3.3: "Bearing off is never compulsory when another legal play with
     that die exists (a player may move 6/2 instead of bearing off with a 4)."
 
     roll 4-1
@@ -671,7 +671,7 @@ def test_bear_off_not_compulsory():
 
 
 def test_hit_checker_during_bear_off_must_reenter():
-    """rules.md 3.4: "A checker hit during the bear-off must re-enter and come home
+    """docs/rules.md 3.4: "A checker hit during the bear-off must re-enter and come home
     before bearing off resumes." X was hit while bearing off (12 already off).
     """
     board = diagram(
@@ -693,7 +693,7 @@ def test_hit_checker_during_bear_off_must_reenter():
 
 
 def test_first_to_bear_off_all_fifteen_wins():
-    """rules.md 4: "The first player to bear off all 15 checkers wins."
+    """docs/rules.md 4: "The first player to bear off all 15 checkers wins."
 
     roll 2-1: 2/off 1/off wins; 2/1 then 1/off (highest point) is also legal
     """
@@ -714,7 +714,7 @@ def test_first_to_bear_off_all_fifteen_wins():
 
 
 def test_single_game_when_loser_has_borne_off_a_checker():
-    """rules.md 4: "single game (1 x cube value) when the loser has borne off at
+    """docs/rules.md 4: "single game (1 x cube value) when the loser has borne off at
     least one" -- even with a checker on the bar or in the winner's home board.
     X has borne off all 15; O has 1 off.
     """
@@ -731,7 +731,7 @@ def test_single_game_when_loser_has_borne_off_a_checker():
 
 
 def test_gammon_when_loser_has_borne_off_none():
-    """rules.md 4: "gammon (2 x cube) when the loser has borne off none."
+    """docs/rules.md 4: "gammon (2 x cube) when the loser has borne off none."
     X has borne off all 15; O none, with no checker on the bar or in points 1-6
     (a checker on 7, the winner's outer board, does not make a backgammon).
     """
@@ -747,7 +747,7 @@ def test_gammon_when_loser_has_borne_off_none():
 
 
 def test_backgammon_when_loser_has_checker_on_bar():
-    """rules.md 4: "backgammon (3 x cube) when the loser has borne off none and
+    """docs/rules.md 4: "backgammon (3 x cube) when the loser has borne off none and
     still has a checker on the bar ..." X has borne off all 15; O none.
     """
     board = diagram(
@@ -762,7 +762,7 @@ def test_backgammon_when_loser_has_checker_on_bar():
 
 
 def test_backgammon_when_loser_has_checker_in_winners_home_board():
-    """rules.md 4: "backgammon (3 x cube) when the loser has borne off none and
+    """docs/rules.md 4: "backgammon (3 x cube) when the loser has borne off none and
     still has a checker ... in the winner's home board." X has borne off all 15;
     O none, one O checker on X's 6-point.
     """
@@ -777,7 +777,7 @@ def test_backgammon_when_loser_has_checker_in_winners_home_board():
 
 
 def test_opponent_win_is_scored_for_the_opponent():
-    """rules.md 4, seen from the loser's side: the opponent has borne off all 15,
+    """docs/rules.md 4, seen from the loser's side: the opponent has borne off all 15,
     the mover none, one mover checker is still on 19 (the opponent's 6-point, its
     home board): a backgammon won by the opponent.
 
@@ -803,7 +803,7 @@ def test_opponent_win_is_scored_for_the_opponent():
 
 
 def test_game_not_over_has_no_winner():
-    """rules.md 4: nobody wins before one side has borne off all 15: the starting
+    """docs/rules.md 4: nobody wins before one side has borne off all 15: the starting
     position, and a race where X has borne off 14 (one short) and O none.
     """
     for board in (

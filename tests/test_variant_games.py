@@ -1,4 +1,4 @@
-"""Variants end to end (rules.md 7): game flow, matches, records, duels and the CLI.
+"""Variants end to end (docs/rules.md 7): game flow, matches, records, duels and the CLI.
 
 Random full games of every variant run through ``tdgammon.engine.flow.game.Game`` with the
 invariants checked after every action; Acey-Deucey pays the stake times the
@@ -53,7 +53,7 @@ def _random_game(variant: str, seed: int) -> tuple[Game, int]:
             if game.is_over:
                 break
             if legal.extra_roll[row]:
-                # rules.md 7: the named double played in full: "then rolls again".
+                # docs/rules.md 7: the named double played in full: "then rolls again".
                 extra_rolls += 1
                 assert game.turn == mover and game.phase == TO_ROLL
             else:

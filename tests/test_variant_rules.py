@@ -1,4 +1,4 @@
-"""One named test per variant rule clause of rules.md section 7, with diagrams,
+"""One named test per variant rule clause of docs/rules.md section 7, with diagrams,
 plus the differential test of both generators on every variant.
 
 Diagrams: the first line names the columns (mover point numbers, ``bar``,
@@ -113,7 +113,7 @@ def expect(board, *written: str, extra_roll: bool = False) -> set:
 
 
 def test_nackgammon_start():
-    """rules.md 7: "start: 2 on 24, 2 on 23, 4 on 13, 3 on 8, 4 on 6"."""
+    """docs/rules.md 7: "start: 2 on 24, 2 on 23, 4 on 13, 3 on 8, 4 on 6"."""
     expected = diagram(
         """
           1  2  6  8 12 13 17 19 23 24
@@ -125,7 +125,7 @@ def test_nackgammon_start():
 
 
 def test_hypergammon_start_has_three_checkers_each():
-    """rules.md 7: "3 checkers each, on the 24, 23 and 22 points"."""
+    """docs/rules.md 7: "3 checkers each, on the 24, 23 and 22 points"."""
     expected = diagram(
         """
           1  2  3 22 23 24
@@ -139,7 +139,7 @@ def test_hypergammon_start_has_three_checkers_each():
 
 @pytest.mark.parametrize("variant", [DUTCH, ACEY_DEUCEY], ids=lambda v: v.name)
 def test_all_checkers_start_in_hand(variant):
-    """rules.md 7: "all 15 checkers start off the board, in hand"."""
+    """docs/rules.md 7: "all 15 checkers start off the board, in hand"."""
     expected = diagram(
         """
           hand

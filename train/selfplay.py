@@ -112,7 +112,7 @@ class SelfPlay:
         self.plies_played = 0
 
     def _roll(self) -> np.ndarray:
-        """``(games, 2) int8``; a game's first roll is never a double (rules.md 1)."""
+        """``(games, 2) int8``; a game's first roll is never a double (docs/rules.md 1)."""
         dice = self.rng.integers(1, 7, size=(self.games, 2)).astype(np.int8)
         opening = (self.plies == 0) & (dice[:, 0] == dice[:, 1])
         while opening.any():

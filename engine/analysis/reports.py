@@ -45,7 +45,7 @@ def load_search(model: str | None = None, variant: str = "standard") -> Search:
 
 
 def eval_report(search: Search, position: Position, plies: int) -> dict:
-    """The formats.md ``eval --json`` object for ``position`` (player on roll, before rolling)."""
+    """The docs/formats.md ``eval --json`` object for ``position`` (player on roll, before rolling)."""
     from tdgammon.engine.cube.theory import cube_decision
 
     probabilities = search.evaluate(position.board, plies)
@@ -64,7 +64,7 @@ def eval_report(search: Search, position: Position, plies: int) -> dict:
 
 
 def hint_report(search: Search, position: Position, dice: tuple[int, int], plies: int) -> dict:
-    """The formats.md ``hint --json`` object: every legal play, best first."""
+    """The docs/formats.md ``hint --json`` object: every legal play, best first."""
     plays = search.analyse(position.board, dice, plies)
     best = plays[0].equity if plays else 0.0
     return {
@@ -86,7 +86,7 @@ def hint_report(search: Search, position: Position, dice: tuple[int, int], plies
 
 
 def cube_report(search: Search, position: Position, plies: int) -> dict:
-    """The formats.md ``cube --json`` object (``CubeDecision.to_json()``) plus ``plies``."""
+    """The docs/formats.md ``cube --json`` object (``CubeDecision.to_json()``) plus ``plies``."""
     from tdgammon.engine.cube.theory import cube_decision
 
     probabilities = search.evaluate(position.board, plies)

@@ -1,6 +1,6 @@
 """Match equity: the Kazaross-XG2 table, MWC, gammon values, take points, cube access.
 
-Implements cube.md section 2. Everything is for a player who needs ``away``
+Implements docs/cube.md section 2. Everything is for a player who needs ``away``
 points against an opponent who needs ``opponent_away`` points; "MWC" is a
 match winning chance in 0..1 for the player named first.
 
@@ -18,7 +18,7 @@ the Crawford game, also row 0 of ``pre_crawford``); if somebody is 1-away now
 (this is the Crawford game or a post-Crawford game) every later game is
 post-Crawford. A player who reaches the match length has MWC 1.0.
 
-Take points (cube.md): dead,
+Take points (docs/cube.md): dead,
 ``TP = (MWC(pass) - MWC(take and lose)) / (MWC(take and win) - MWC(take and lose))``;
 live, ``TP_live(cube) = TP_dead(cube) * (1 - TP_live'(2 cube))`` where the
 primed take point is the original doubler's when the taker redoubles; the
@@ -100,7 +100,7 @@ class MatchState:
     """The score as the cube code sees it, from the mover's (player on roll) side.
 
     away / opponent_away: points each still needs (match_length - score), >= 1.
-    crawford: the game in progress is the Crawford game (no cube, rules.md 6).
+    crawford: the game in progress is the Crawford game (no cube, docs/rules.md 6).
     max_cube: highest cube value allowed.
     """
 
@@ -198,7 +198,7 @@ def equity_to_mwc(equity: float, state: MatchState, cube: int = 1, met=None) -> 
 def gammon_values(state: MatchState, cube: int = 1, met=None) -> tuple[float, float]:
     """(value of winning a gammon, cost of losing one) for the mover at ``cube``.
 
-    cube.md: ``GV = (MWC(win gammon) - MWC(win)) / (MWC(win) - MWC(lose))``;
+    docs/cube.md: ``GV = (MWC(win gammon) - MWC(win)) / (MWC(win) - MWC(lose))``;
     the loss side is ``(MWC(lose) - MWC(lose gammon)) / (MWC(win) - MWC(lose))``.
     0.5 and 0.5 in money play; 0 for a player whom a single win already gives
     the match.
@@ -211,7 +211,7 @@ def gammon_values(state: MatchState, cube: int = 1, met=None) -> tuple[float, fl
 def can_double(state: MatchState, cube: int, owns_or_centred: bool = True) -> tuple[bool, str]:
     """Whether the mover may usefully double a cube at ``cube`` now, and why not.
 
-    Rules: no cube in the Crawford game (rules.md 6); post-Crawford the leader
+    Rules: no cube in the Crawford game (docs/rules.md 6); post-Crawford the leader
     (1-away) never doubles; nobody doubles past what wins the match (the cube
     already wins the mover the match when ``cube >= away``); the cube limit;
     the mover must hold the cube or it must be centred.

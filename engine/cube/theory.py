@@ -1,4 +1,4 @@
-"""Cube decisions from cubeless probabilities (cube.md sections 1 and 3).
+"""Cube decisions from cubeless probabilities (docs/cube.md sections 1 and 3).
 
 Cubeless evaluation (network, bear-off database) knows nothing of the cube;
 this module turns the five cubeless probabilities of the player on roll into
@@ -13,7 +13,7 @@ mover's, normalised to the current stake (cube value); the take point is the
 taker's (opponent's) minimum winning chance; every other point of the market
 window is the mover's winning chance ``pW``.
 
-Money play, formulas quoted from cube.md (W, L: the mover's average win and
+Money play, formulas quoted from docs/cube.md (W, L: the mover's average win and
 loss, ``W = 1 + (pWG + pWBG) / pW``, ``L = 1 + (pLG + pLBG) / (1 - pW)``;
 x: cube efficiency):
 
@@ -41,10 +41,10 @@ only where that side may double; the take points weigh the gammons of the
 first cube level and recurse over cube levels (``match_equity``). ND, DT, DP
 are also reported as EMG (normalised equity at the current cube).
 
-The decision (cube.md): value = max(ND, min(DT, DP)); double when
+The decision (docs/cube.md): value = max(ND, min(DT, DP)); double when
 min(DT, DP) >= ND ("take" if DT < DP, "pass" otherwise); too good when ND >
 DP (take if DT < DP); otherwise no double. Points of the market window that
-cube.md gives no formula for (initial double point, too-good point, and all
+docs/cube.md gives no formula for (initial double point, too-good point, and all
 the match points) are found numerically from the same curves, holding the
 conditional gammon rates fixed while pW varies.
 
@@ -70,7 +70,7 @@ _GRID = np.linspace(0.0, 1.0, 4001)
 
 
 def race_efficiency(pips: float) -> float:
-    """cube.md: ``clamp(0.55 + 0.00125 * pips, 0.60, 0.70)``, pips of the player on roll."""
+    """docs/cube.md: ``clamp(0.55 + 0.00125 * pips, 0.60, 0.70)``, pips of the player on roll."""
     return float(np.clip(0.55 + 0.00125 * pips, 0.60, 0.70))
 
 
@@ -100,7 +100,7 @@ def cube_efficiency(kind: str, pips: float | None = None) -> float:
 
 
 def average_win_loss(probabilities) -> tuple[float, float]:
-    """The mover's W and L (cube.md).
+    """The mover's W and L (docs/cube.md).
 
     ``W = 1 + (pWG + pWBG) / pW``, ``L = 1 + (pLG + pLBG) / (1 - pW)``.
     A side that never wins (or loses) gets 1.
@@ -130,7 +130,7 @@ def cash_point_money(w: float, big_l: float, x: float) -> float:
 
 
 def redouble_point_money(w: float, big_l: float, x: float) -> float:
-    """Doubler's redouble point ``(L + x) / (W + L + x/2)`` (cube.md, doubler's W, L)."""
+    """Doubler's redouble point ``(L + x) / (W + L + x/2)`` (docs/cube.md, doubler's W, L)."""
     return (big_l + x) / (w + big_l + x / 2)
 
 
@@ -265,7 +265,7 @@ def _match_curves(probabilities, position: Position, x: float, met) -> tuple[_Cu
 
 @dataclass
 class CubeDecision:
-    """Everything ``tdgammon cube`` reports (formats.md), mover's view.
+    """Everything ``tdgammon cube`` reports (docs/formats.md), mover's view.
 
     no_double / double_take / double_pass: cubeful equities, normalised to the
     current stake (EMG in a match). mwc: the same in match winning chance
@@ -313,7 +313,7 @@ class CubeDecision:
         }
 
     def to_json(self) -> dict:
-        """The formats.md ``tdgammon cube --json`` object (plus extra keys)."""
+        """The docs/formats.md ``tdgammon cube --json`` object (plus extra keys)."""
         out = {
             "action": self.action,
             "no_double": self.no_double,
@@ -343,7 +343,7 @@ TAKE_ANSWERS = (TAKE, DROP, BEAVER)
 
 
 def proper_double(nd: float, dt: float, dp: float) -> bool:
-    """Should the doubler double (cube.md decision rules)? Yes when min(DT, DP) >= ND."""
+    """Should the doubler double (docs/cube.md decision rules)? Yes when min(DT, DP) >= ND."""
     return min(dt, dp) >= nd
 
 
@@ -357,7 +357,7 @@ def proper_answer(dt: float, dp: float, beaver: bool) -> str:
 
 
 def action_phrase(nd: float, dt: float, dp: float, redouble: bool, beaver: bool) -> str:
-    """The standard phrase from ND, DT, DP (cube.md decision rules), doubler's view.
+    """The standard phrase from ND, DT, DP (docs/cube.md decision rules), doubler's view.
 
     Derived from the decision data (``proper_double``, ``proper_answer``), never
     the other way round. beaver: beavers are allowed (money).

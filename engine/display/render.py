@@ -24,7 +24,7 @@ drawn in the top half of the bar column (they enter into O's home board, top
 right), O's in the bottom half. Borne-off checkers, checkers in hand (variants),
 pip counts, cube, score, dice and turn are written below the board.
 
-Variants (``variant=``, rules.md 7): the variant is named below the board,
+Variants (``variant=``, docs/rules.md 7): the variant is named below the board,
 the end of the game uses its number of checkers (Hypergammon 3), Acey-Deucey
 shows no cube and its result in points per checker left.
 """
@@ -208,7 +208,7 @@ def _turn_text(position: Position, board: np.ndarray, rules: Variant = STANDARD)
 
 
 def _may_double(position: Position) -> bool:
-    """rules.md 5 and 6: centred or own cube, below the limit, not the Crawford game."""
+    """docs/rules.md 5 and 6: centred or own cube, below the limit, not the Crawford game."""
     if position.crawford and not position.is_money:
         return False
     if position.cube_owner not in (CUBE_CENTRED, CUBE_MOVER):

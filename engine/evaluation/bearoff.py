@@ -11,7 +11,7 @@ indexed by a number of rolls ``k = 0, 1, ..., MAX_ROLLS - 1``:
   bear off every checker still on the board;
 - ``gammon[k]``: probability that the player needs exactly ``k`` rolls to bear
   off at least one of the checkers now on the board (its first checker off
-  when none is off yet; this is what saves a gammon, rules.md 4: "gammon
+  when none is off yet; this is what saves a gammon, docs/rules.md 4: "gammon
   (2 x cube) when the loser has borne off none"). The empty position has
   ``gammon[0] = 1``.
 

@@ -1,10 +1,10 @@
 """Cubeless network evaluation and the network player.
 
-Perspective (architecture.md): a network evaluates a board from the view of
+Perspective (docs/architecture.md): a network evaluates a board from the view of
 the player ABOUT TO ROLL. To rank the mover's plays, each resulting board is
 flipped, evaluated for the opponent (who rolls next) and inverted
 (``tdgammon.engine.rules.outputs.invert``). A resulting board on which the mover has borne
-off every checker is terminal and gets its exact outcome (rules.md 4, via
+off every checker is terminal and gets its exact outcome (docs/rules.md 4, via
 ``tdgammon.engine.rules.outcome.result_kind``), never the network's guess.
 
 This module imports torch (at import time): interface code should import it

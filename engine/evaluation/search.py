@@ -1,6 +1,6 @@
 """Cubeless evaluation and search: 0-ply, n-ply expectimax, move filtering.
 
-Perspective and shapes (architecture.md, "Array conventions"):
+Perspective and shapes (docs/architecture.md, "Array conventions"):
 
 - ``boards``: ``(B, 30) int8``, side-to-move view (``tdgammon.engine.rules.board``), *before*
   rolling: the player on roll is the mover.
@@ -14,7 +14,7 @@ Perspective and shapes (architecture.md, "Array conventions"):
 Levels (the names GNU Backgammon uses)
 --------------------------------------
 - **0-ply** (``Search.static``): positions that are over get their exact
-  result (rules.md 4); pure bear-offs (both sides all home, ``tdgammon.engine.evaluation.bearoff``)
+  result (docs/rules.md 4); pure bear-offs (both sides all home, ``tdgammon.engine.evaluation.bearoff``)
   get the exact one-sided bear-off database; everything else the network
   (any ``Evaluator``).
 - **n-ply** (``Search.evaluate(boards, n)``), n >= 1: the average over the 21
@@ -142,7 +142,7 @@ def invert_probabilities(probabilities: np.ndarray) -> np.ndarray:
 
 
 def equity(probabilities: np.ndarray) -> np.ndarray:
-    """Cubeless money equity (architecture.md): ``2 pW - 1 + pWG - pLG + pWBG - pLBG``.
+    """Cubeless money equity (docs/architecture.md): ``2 pW - 1 + pWG - pLG + pWBG - pLBG``.
 
     probabilities: ``(..., 5)`` float, one player's view. Returns ``(...)``, same view.
     """
@@ -150,7 +150,7 @@ def equity(probabilities: np.ndarray) -> np.ndarray:
 
 
 def probabilities_dict(probabilities: np.ndarray) -> dict[str, float]:
-    """``(5,)`` probabilities as the formats.md JSON object ``{"win": ..., ...}``."""
+    """``(5,)`` probabilities as the docs/formats.md JSON object ``{"win": ..., ...}``."""
     p = np.asarray(probabilities, dtype=np.float64).reshape(N_OUTPUTS)
     return {name: float(value) for name, value in zip(OUTPUT_NAMES, p, strict=True)}
 

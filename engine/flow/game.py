@@ -1,4 +1,4 @@
-"""One game of backgammon as an explicit state machine (rules.md 1, 4, 5).
+"""One game of backgammon as an explicit state machine (docs/rules.md 1, 4, 5).
 
 A ``Game`` is always in exactly one *phase*; each phase allows a fixed set of
 actions, and each action is a method that first checks that it is allowed and
@@ -24,29 +24,29 @@ Seats 0 and 1 are the two players. The board is kept from the view of the
 player on turn (``tdgammon.engine.rules.board`` layout), flipped after every play. The cube
 owner is a seat or None (centred).
 
-Decisions where rules.md is silent (GNU Backgammon's behaviour where it has one):
+Decisions where docs/rules.md is silent (GNU Backgammon's behaviour where it has one):
 
-- Opening roll (rules.md 1): ``opening_roll((die of seat 0, die of seat 1))``;
+- Opening roll (docs/rules.md 1): ``opening_roll((die of seat 0, die of seat 1))``;
   the winner's roll is stored higher die first. Each tie re-rolls; with
   automatic doubles (money only) each tie also doubles the centred cube, at
   most ``auto_doubles`` times and never past ``max_cube``.
-- Beaver (rules.md 5): the doubled player takes and redoubles at once and owns
+- Beaver (docs/rules.md 5): the doubled player takes and redoubles at once and owns
   the cube (value x4 in all). The doubler cannot refuse a beaver. With raccoons
   the doubler may then re-redouble (x8 in all) and owns the cube; otherwise
   the doubler simply rolls. A beaver needs the cube limit to allow the
   redouble, likewise a raccoon.
-- Jacoby (rules.md 5): "gammons and backgammons count as single games unless
+- Jacoby (docs/rules.md 5): "gammons and backgammons count as single games unless
   the cube has been turned during the game". The cube counts as turned once a
   double has been taken (it is then owned); automatic doubles at the opening
   leave it centred, so they do not turn it (as GNU Backgammon, which applies
   Jacoby while the cube is centred).
 - A drop ends the game at once: the doubler wins the stake before the double,
-  a single game (rules.md 5: "drops (passes: loses the current stake at once)").
+  a single game (docs/rules.md 5: "drops (passes: loses the current stake at once)").
 - Resignations: either player (by default the one on turn) may offer to resign a single game, a
   gammon or a backgammon before or after rolling; the opponent accepts (the
   game ends, worth that many times the cube, Jacoby applied) or rejects (play
   goes on where it was).
-- Variants (rules.md 7, ``GameSettings.variant``): the start position, the
+- Variants (docs/rules.md 7, ``GameSettings.variant``): the start position, the
   number of checkers that ends the game (Hypergammon 3) and the scoring come
   from ``tdgammon.engine.rules.variants``. Acey-Deucey has no cube: a double is refused with
   that reason, Jacoby, beavers, raccoons and automatic doubles are refused in
@@ -58,9 +58,9 @@ Decisions where rules.md is silent (GNU Backgammon's behaviour where it has one)
   played in full (``extra_roll``) the same player is to roll again instead of
   the turn passing.
 - A play is given as (from, to) pairs (``play``), as text (``play_text``,
-  rules.md 8 notation through ``tdgammon.engine.formats.notation.match_move``) or as a row of
+  docs/rules.md 8 notation through ``tdgammon.engine.formats.notation.match_move``) or as a row of
   the legal plays (``play_row``, the fast path of bots). The empty play is
-  accepted only when nothing can be played (rules.md 2.6).
+  accepted only when nothing can be played (docs/rules.md 2.6).
 """
 
 from __future__ import annotations
@@ -130,10 +130,10 @@ class GameSettings:
     """Rules of one game and the match context it is played in.
 
     cube: the doubling cube is used at all (False: cubeless).
-    crawford: this is the Crawford game (rules.md 6: "the cube may not be used").
-    jacoby, beavers, raccoons: money-play options (rules.md 5), off unless set.
-    max_cube: highest cube value allowed, a power of two (rules.md 5, "Cube limit").
-    auto_doubles: most automatic doubles on opening ties (rules.md 1, money only).
+    crawford: this is the Crawford game (docs/rules.md 6: "the cube may not be used").
+    jacoby, beavers, raccoons: money-play options (docs/rules.md 5), off unless set.
+    max_cube: highest cube value allowed, a power of two (docs/rules.md 5, "Cube limit").
+    auto_doubles: most automatic doubles on opening ties (docs/rules.md 1, money only).
     match_length: points to win the match, 0 for money play.
     scores: points of seat 0 and seat 1 before this game.
     variant: the variant's name (``tdgammon.engine.rules.variants``: standard, nackgammon,
@@ -157,7 +157,7 @@ class GameSettings:
         return get_variant(self.variant)
 
     def check(self) -> None:
-        """Raise RuleError for settings that contradict each other or rules.md."""
+        """Raise RuleError for settings that contradict each other or docs/rules.md."""
         try:
             rules = self.rules
         except TdgammonError as error:
@@ -238,7 +238,7 @@ class GameResult:
     scoring the number of checkers the loser had not borne off (or the points
     resigned). points: what the
     winner scores: cube value x kind, or x 1 under the Jacoby rule with the
-    cube not turned (rules.md 4, 5). ended_by: ENDED_BY_*.
+    cube not turned (docs/rules.md 4, 5). ended_by: ENDED_BY_*.
     """
 
     winner: int
@@ -279,7 +279,7 @@ class Game:
         """settings: rules and match context; rng: dice when an action is given none.
 
         board: optional starting board ``(30,)``, from seat 0's view (tests and
-        set-up positions); default the variant's set-up (rules.md 1, 7).
+        set-up positions); default the variant's set-up (docs/rules.md 1, 7).
         """
         self.settings = settings or GameSettings()
         self.settings.check()
@@ -365,9 +365,9 @@ class Game:
         if self.phase != TO_ROLL:
             return f"no double now: {self._phase_text()}"
         if self.settings.crawford:
-            return "no doubling in the Crawford game (rules.md 6)"
+            return "no doubling in the Crawford game (docs/rules.md 6)"
         if not self.variant.cube:
-            return f"there is no doubling cube in {self.variant.name} (rules.md 7)"
+            return f"there is no doubling cube in {self.variant.name} (docs/rules.md 7)"
         if not self.settings.cube:
             return "the cube is not in use in this game"
         if self.cube_owner is not None and self.cube_owner != self.turn:
@@ -529,7 +529,7 @@ class Game:
     # ------------------------------------------------------------ actions
 
     def opening_roll(self, dice=None, seat: int | None = None) -> bool:
-        """rules.md 1: each player rolls one die; the higher moves first with both.
+        """docs/rules.md 1: each player rolls one die; the higher moves first with both.
 
         dice: ``(die of seat 0, die of seat 1)``, random if None. Returns True
         when the game has started, False on a tie (roll again; with automatic
@@ -572,7 +572,7 @@ class Game:
         return d
 
     def double(self, seat: int | None = None) -> None:
-        """rules.md 5: "A double is offered only at the start of one's own turn, before rolling"."""
+        """docs/rules.md 5: "A double is offered only at the start of one's own turn, before rolling"."""
         self._require_seat(seat)
         reason = self.double_refusal()
         if reason:
@@ -581,7 +581,7 @@ class Game:
         self.history.append(GameAction(self.turn, ACT_DOUBLE, value=2 * self.cube_value))
 
     def take(self, seat: int | None = None) -> None:
-        """rules.md 5: "game continues at twice the stake; the taker now owns the cube"."""
+        """docs/rules.md 5: "game continues at twice the stake; the taker now owns the cube"."""
         self._require_phase(DOUBLED, "take")
         self._require_seat(seat)
         taker = 1 - self.turn
@@ -591,14 +591,14 @@ class Game:
         self.history.append(GameAction(taker, ACT_TAKE))
 
     def drop(self, seat: int | None = None) -> None:
-        """rules.md 5: drops "(passes: loses the current stake at once)"."""
+        """docs/rules.md 5: drops "(passes: loses the current stake at once)"."""
         self._require_phase(DOUBLED, "drop")
         self._require_seat(seat)
         self.history.append(GameAction(1 - self.turn, ACT_DROP))
         self._end(self.turn, SINGLE, ENDED_BY_DROP, jacoby_applies=False)
 
     def beaver(self, seat: int | None = None) -> None:
-        """rules.md 5: "the player being doubled may take and immediately redouble,
+        """docs/rules.md 5: "the player being doubled may take and immediately redouble,
         keeping ownership of the cube" (money play, beavers on)."""
         self._require_phase(DOUBLED, "beaver")
         self._require_seat(seat)
@@ -613,7 +613,7 @@ class Game:
         self.history.append(GameAction(taker, ACT_BEAVER, value=self.cube_value))
 
     def raccoon(self, seat: int | None = None) -> None:
-        """rules.md 5: "Raccoon: the original doubler may in turn re-redouble"."""
+        """docs/rules.md 5: "Raccoon: the original doubler may in turn re-redouble"."""
         self._require_phase(BEAVERED, "raccoon")
         self._require_seat(seat)
         if not self.settings.raccoons:
@@ -670,7 +670,7 @@ class Game:
             matching = [row for row in rows if bool(legal.extra_roll[row]) == bool(extra_roll)]
             if rows and not matching:
                 earned = "earns" if not extra_roll else "does not earn"
-                raise RuleError(f"that play of {roll} {earned} the extra roll (rules.md 7)")
+                raise RuleError(f"that play of {roll} {earned} the extra roll (docs/rules.md 7)")
             rows = matching
         if rows:
             row = _pick_row(legal, rows, pairs)
@@ -698,7 +698,7 @@ class Game:
         )
 
     def play_text(self, text: str, seat: int | None = None) -> tuple[Move, ...]:
-        """Play a move written in rules.md 8 notation (``24/18 13/11``, ``8/5(2)``,
+        """Play a move written in docs/rules.md 8 notation (``24/18 13/11``, ``8/5(2)``,
         ``bar/22*``, ``hand/20`` for a checker entering from the hand; the
         Acey-Deucey 1-2 as ``24/23 24/22 6-6: 13/7(4)``, see ``tdgammon.engine.formats.notation``).
 
@@ -793,8 +793,8 @@ class Game:
         )
         self._moves_cache = None
         if int(winner(after, self.variant.checkers)) != 0:
-            # rules.md 4: "The first player to bear off all 15 checkers wins";
-            # rules.md 7: Acey-Deucey pays per checker not borne off.
+            # docs/rules.md 4: "The first player to bear off all 15 checkers wins";
+            # docs/rules.md 7: Acey-Deucey pays per checker not borne off.
             self.board = after
             if self.variant.scoring == SCORING_CHECKERS_LEFT:
                 kind = abs(int(game_values(after[None, :], self.variant)[0]))
@@ -805,14 +805,14 @@ class Game:
         self.dice = None
         self.phase = TO_ROLL
         if extra_roll:
-            # rules.md 7: the named double played in full: "then rolls again".
+            # docs/rules.md 7: the named double played in full: "then rolls again".
             self.board = after
             return
         self.board = flip(after)
         self.turn = 1 - self.turn
 
     def _end(self, winner_seat: int, kind: int, ended_by: str, jacoby_applies: bool) -> None:
-        # rules.md 5, Jacoby: "gammons and backgammons count as single games
+        # docs/rules.md 5, Jacoby: "gammons and backgammons count as single games
         # unless the cube has been turned during the game".
         counted = kind
         if jacoby_applies and self.settings.jacoby and not self.cube_turned:

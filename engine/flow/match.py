@@ -1,11 +1,11 @@
-"""A match to N points, or a money session, as a sequence of games (rules.md 6).
+"""A match to N points, or a money session, as a sequence of games (docs/rules.md 6).
 
 ``Match`` owns the games and the score. The game in progress is ``match.game``
 (an ``tdgammon.engine.flow.game.Game``, whose own actions play it); when it is over,
 ``match.next_game()`` scores it and starts the next. Scores are always the sum
 of the points of the finished games, so they cannot drift from the games.
 
-rules.md 6: "A match is played to N points; the first to reach N wins." and
+docs/rules.md 6: "A match is played to N points; the first to reach N wins." and
 "Crawford rule (on by default in matches): in the first game after either
 player reaches N-1 points (the Crawford game) the cube may not be used. In
 later games (post-Crawford) the cube is used normally."
@@ -20,8 +20,8 @@ Decisions:
 - Money sessions (``length = 0``) never end by themselves; ``max_games`` (0 =
   no limit) can end them.
 - Jacoby, beavers, raccoons and automatic doubles are money-play options
-  (rules.md 5 and 1) and are refused in a match.
-- Variants (rules.md 7): every game of a match or session is played under
+  (docs/rules.md 5 and 1) and are refused in a match.
+- Variants (docs/rules.md 7): every game of a match or session is played under
   ``MatchSettings.variant``. Acey-Deucey has no cube, so no Crawford game
   either, and its games score the stake times the loser's checkers left.
 """
@@ -43,7 +43,7 @@ class MatchSettings:
     length: points to win the match; 0 for a money session.
     crawford: use the Crawford rule (matches only; on by default).
     cube: use the doubling cube at all.
-    jacoby, beavers, raccoons, auto_doubles: money options (rules.md 1, 5).
+    jacoby, beavers, raccoons, auto_doubles: money options (docs/rules.md 1, 5).
     max_cube: cube limit, a power of two.
     max_games: a money session ends after this many games (0: never).
     variant: the variant played (``tdgammon.engine.rules.variants``), by name.
@@ -128,7 +128,7 @@ class Match:
 
     @property
     def is_over(self) -> bool:
-        """rules.md 6: "the first to reach N wins"; a session ends after max_games."""
+        """docs/rules.md 6: "the first to reach N wins"; a session ends after max_games."""
         if not self.game.is_over:
             return False
         if self.is_money:
@@ -143,7 +143,7 @@ class Match:
         return 0 if self.scores[0] >= self.settings.length else 1
 
     def crawford_next(self) -> bool:
-        """The next game would be the Crawford game (rules.md 6)."""
+        """The next game would be the Crawford game (docs/rules.md 6)."""
         s = self.settings
         if self.is_money or not s.crawford or not s.cube or not s.rules.cube:
             return False

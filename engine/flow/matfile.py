@@ -46,7 +46,7 @@ Decisions:
   written without ``Wins`` and read back in progress.
 - A file written and read back gives the same text when written again
   (``format_mat(read_mat(text).match, headers) == text``).
-- Variants (rules.md 7). GNU Backgammon's .mat export names its variations in
+- Variants (docs/rules.md 7). GNU Backgammon's .mat export names its variations in
   a ``; [Variation "..."]`` tag (``NackGammon``, ``HyperGammon (3)``; none
   for standard backgammon); we write the same for those, and ``Dutch`` and
   ``Acey-Deucey`` (our names) for the variants GNU Backgammon does not have.

@@ -1,6 +1,6 @@
 """FIBS ``board:`` strings (input only).
 
-Fields (formats.md, "FIBS board strings"; the FIBS client protocol), split on
+Fields (docs/formats.md, "FIBS board strings"; the FIBS client protocol), split on
 ``:``, 53 in all:
 
 =======  ==================================================================

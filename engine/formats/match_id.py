@@ -1,6 +1,6 @@
 """GNU Backgammon Match ID (12 characters) and the ``PositionID:MatchID`` pair.
 
-Layout (formats.md, "GNU Backgammon Match ID"; GNU Backgammon manual 11.7):
+Layout (docs/formats.md, "GNU Backgammon Match ID"; GNU Backgammon manual 11.7):
 66 bits packed like the Position ID (bit k = bit k % 8 of byte k // 8, 9 bytes,
 base64 without padding). Fields from bit 0, each stored lowest bit first:
 
@@ -147,8 +147,8 @@ def check_match_context(
     scores: ``(mover or player 0, opponent or player 1)`` in either order.
     Checks: match length >= 0; scores >= 0 and, in a match, below the length;
     a Crawford game only in a match where exactly one player is 1-away
-    (rules.md 6: "the first game after either player reaches N-1 points");
-    no dice while a double awaits an answer (rules.md 5: "A double is offered
+    (docs/rules.md 6: "the first game after either player reaches N-1 points");
+    no dice while a double awaits an answer (docs/rules.md 5: "A double is offered
     only at the start of one's own turn, before rolling"), and no double in the
     Crawford game ("the cube may not be used").
     """

@@ -1,6 +1,6 @@
 """Move notation: read, print and match plays written as from/to pairs.
 
-rules.md 8: "A move is a list of from/to pairs from the mover's view:
+docs/rules.md 8: "A move is a list of from/to pairs from the mover's view:
 ``24/18 13/11``. ``bar`` (or 25) is the bar, ``off`` (or 0) is off the board. A
 hit may be marked with ``*`` (``13/7*``). Repeated moves may be written
 ``8/5(2)``. One checker moving twice may be written in one step (``24/13`` for
@@ -20,13 +20,13 @@ Three entry points:
 - ``match_move(board, dice, text)``: the legal ``Play`` (``legal_plays``) that
   the text denotes, or an ``IllegalMoveError`` saying why there is none.
 
-Decisions (where rules.md is silent):
+Decisions (where docs/rules.md is silent):
 
 - The empty play. ``parse_move`` reads ``""`` (or only spaces/commas),
   ``"pass"``, ``"no move"`` and ``"cannot move"`` (any case) as the empty
   play ``()``. ``format_move`` prints the empty play as ``""`` (as the UBGI
   protocol does: "an empty line if there is no legal move"). ``match_move``
-  accepts the empty play only when no play is legal (rules.md 2.6: "If
+  accepts the empty play only when no play is legal (docs/rules.md 2.6: "If
   nothing can be played, the turn passes") and then returns
   ``Play((), board)``; when a play exists it raises IllegalMoveError.
 - Hit marks. ``*`` may follow any point of the board (1..24); on the bar or
@@ -47,11 +47,11 @@ Decisions (where rules.md is silent):
   starred) only if a blot was hit there, else left out (``24/18 18/13`` ->
   ``24/13``); identical paths are then grouped with ``(n)``, which comes after
   the ``*`` (``13/7*(2)``); each hit point is starred once.
-- ``format_move_plain`` prints a play the UBGI way (formats.md: "every
+- ``format_move_plain`` prints a play the UBGI way (docs/formats.md: "every
   partial move written out ... no ``*``"), in play order.
 - ``match_move`` takes the legal plays as an optional argument so callers
   that already have them (CLI, tests) need not generate them again.
-- Variants (rules.md 7). A checker entering from the hand is written
+- Variants (docs/rules.md 7). A checker entering from the hand is written
   ``hand/20`` (source 28, the board index of the hand); ``hand`` is only a
   from-point and never carries a ``*``. Every function takes an optional
   ``variant`` (default standard) and then checks legality by that variant's
@@ -84,9 +84,9 @@ from tdgammon.engine.rules.errors import FormatError, IllegalMoveError
 from tdgammon.engine.rules.variants import STANDARD, Variant, get_variant
 
 MAX_MOVES = 4
-"""rules.md 2.3: doubles are "four moves", the most any roll plays."""
+"""docs/rules.md 2.3: doubles are "four moves", the most any roll plays."""
 MAX_MOVES_ACEY_DEUCEY = 6
-"""rules.md 7: the Acey-Deucey 1-2 plays the 1, the 2 and four moves of the named double."""
+"""docs/rules.md 7: the Acey-Deucey 1-2 plays the 1, the 2 and four moves of the named double."""
 HAND_POINT = MOVER_HAND
 """Source number of a checker entering from the hand (variants): 28."""
 _NAMED_DOUBLE_RE = re.compile(r"([1-6])-([1-6]):")
@@ -211,7 +211,7 @@ def _parse_token(token: str) -> tuple[list[Move], set[int]]:
 
 
 def parse_move_marked(text: str, variant: str | Variant | None = None) -> ParsedMove:
-    """Parse a move string (rules.md 8) into its segments and its ``*`` marks.
+    """Parse a move string (docs/rules.md 8) into its segments and its ``*`` marks.
 
     See ``parse_move`` for the forms accepted. Raises FormatError.
     """
@@ -231,7 +231,7 @@ def parse_move_marked(text: str, variant: str | Variant | None = None) -> Parsed
             high, low = (int(x) for x in named_token.groups())
             if not variant.acey_deucey_roll:
                 raise FormatError(
-                    f"{token!r}: naming a double is only for the Acey-Deucey 1-2 (rules.md 7)"
+                    f"{token!r}: naming a double is only for the Acey-Deucey 1-2 (docs/rules.md 7)"
                 )
             if high != low or named:
                 raise FormatError(f"{token!r}: name one double after the 1 and the 2, such as 6-6:")
@@ -301,7 +301,7 @@ def _board_list(board) -> list[int]:
 def _hit_points(board: list[int], moves: Sequence[Move]) -> set[int]:
     """Points (1..24) where ``moves`` land on an opposing blot of ``board``.
 
-    rules.md 2.4: "Landing on a blot hits it: the hit checker goes to the bar."
+    docs/rules.md 2.4: "Landing on a blot hits it: the hit checker goes to the bar."
     Opposing checkers do not move during the mover's turn except when hit, so
     the board before the play decides, whatever order the moves are given in.
     """
@@ -377,7 +377,7 @@ def format_move(
 def format_move_plain(moves: Sequence[Move] | Play) -> str:
     """Print a play with every single-die move written out, in play order, no ``*``.
 
-    The UBGI form (formats.md: ``24/18 18/13``, never ``24/13``; ``8/5 8/5``).
+    The UBGI form (docs/formats.md: ``24/18 18/13``, never ``24/13``; ``8/5 8/5``).
     moves: ``(from, to)`` pairs (25 = bar, 0 = off) or a ``Play``. The empty
     play prints as ``""``.
     """
@@ -420,7 +420,7 @@ def _segment_name(segment: Move) -> str:
 
 
 def _die_list(dice: tuple[int, int]) -> list[int]:
-    # rules.md 2.3: "Doubles are played four times (6-6 is four moves of 6)."
+    # docs/rules.md 2.3: "Doubles are played four times (6-6 is four moves of 6)."
     return [dice[0]] * 4 if dice[0] == dice[1] else sorted(dice, reverse=True)
 
 
@@ -510,7 +510,7 @@ def _step_problem(
 ) -> str:
     """Why one single-die ``move`` is illegal on ``board`` (it is known to be illegal)."""
     source, target = move
-    # rules.md 2.5: "A player with any checker on the bar must enter it before
+    # docs/rules.md 2.5: "A player with any checker on the bar must enter it before
     # moving anything else."
     if board[MOVER_BAR] > 0 and source != MOVER_BAR:
         count = board[MOVER_BAR]
@@ -522,13 +522,13 @@ def _step_problem(
         if source == MOVER_HAND:
             return "no checker in hand"
         return "no checker on the bar" if source == MOVER_BAR else f"no checker on point {source}"
-    # rules.md 7, Dutch: "all 15 must be entered before any checker may move on".
+    # docs/rules.md 7, Dutch: "all 15 must be entered before any checker may move on".
     if variant.hand_enters_first and board[MOVER_HAND] > 0 and source != MOVER_HAND:
         return (
             f"all checkers in hand must enter first ({board[MOVER_HAND]} in hand) "
             f"before any checker may move on ({variant.name})"
         )
-    # rules.md 7, Dutch: "a player may not hit until at least one of his own
+    # docs/rules.md 7, Dutch: "a player may not hit until at least one of his own
     # checkers has reached his home board".
     if (
         variant.no_hit_before_home
@@ -541,14 +541,14 @@ def _step_problem(
             f"home board ({variant.name})"
         )
     if target != MOVER_OFF:
-        # rules.md 2.2: "It may not end on a point held by two or more opposing
+        # docs/rules.md 2.2: "It may not end on a point held by two or more opposing
         # checkers ... the point where the first die lands must itself be open".
         held = -board[target]
         if held >= 2:
             what = f"point {target}" if final else f"the intermediate stop {target}"
             return f"{what} is blocked (held by {held} opposing checkers)"
         return f"{source}/{target} with a {die} is not legal"
-    # rules.md 3.1: "Bearing off is allowed only while all of the mover's
+    # docs/rules.md 3.1: "Bearing off is allowed only while all of the mover's
     # remaining checkers are in the home board (none on the bar, none on points 7-24)."
     if not can_bear_off(board):
         outside = [str(p) for p in range(MOVER_BAR - 1, 6, -1) if board[p] > 0]
@@ -558,7 +558,7 @@ def _step_problem(
             "cannot bear off while checkers are outside the home board "
             f"(on point{'s' if len(outside) > 1 else ''} {', '.join(outside)})"
         )
-    # rules.md 3.2: "If point n is empty, the die must be played by a checker on a
+    # docs/rules.md 3.2: "If point n is empty, the die must be played by a checker on a
     # higher point if one exists".
     higher = [p for p in range(6, source, -1) if board[p] > 0]
     if higher:
@@ -682,7 +682,7 @@ def match_move(
 
     if not parsed.segments:
         if not plays:
-            # rules.md 2.6: "If nothing can be played, the turn passes."
+            # docs/rules.md 2.6: "If nothing can be played, the turn passes."
             return Play((), tuple(start))
         raise _illegal(
             shown,
@@ -756,7 +756,7 @@ def _match_acey_deucey(
     shown: str,
     roll: str,
 ) -> Play:
-    """``match_move`` for the Acey-Deucey 1-2 (rules.md 7): the 1 and the 2, then
+    """``match_move`` for the Acey-Deucey 1-2 (docs/rules.md 7): the 1 and the 2, then
     four moves of a named double (the ``d-d:`` token, else every double)."""
     by_key = {(play.board, play.extra_roll): play for play in plays}
     direct = _acey_deucey_as_written(start, parsed, by_key, variant)
@@ -812,7 +812,7 @@ def _match_acey_deucey(
         else:
             detail = (
                 "no legal play makes this: the 1 and the 2 come first, then the named "
-                "double four times as far as it can be played (rules.md 7)"
+                "double four times as far as it can be played (docs/rules.md 7)"
             )
         raise _illegal(shown, roll, detail)
     marks = parsed.hit_marks
@@ -865,17 +865,17 @@ def _acey_deucey_as_written(
 
 
 def _dice_use_problem(realizations: list[_Realization], dice: tuple[int, int], most: int) -> str:
-    """Why complete realizations are still not legal plays: rules.md 2.6."""
+    """Why complete realizations are still not legal plays: docs/rules.md 2.6."""
     used = max(len(r.dice_used) for r in realizations)
     high = max(dice)
     if dice[0] != dice[1] and most == 1 and used == 1:
-        # rules.md 2.6: "If only one die of a non-double can be played, the larger
+        # docs/rules.md 2.6: "If only one die of a non-double can be played, the larger
         # one must be played when it can be".
         return (
             f"only one die can be played, and then the larger die ({high}) must be played "
             "when it can be"
         )
-    # rules.md 2.6: "the mover must play a sequence that uses the most dice possible."
+    # docs/rules.md 2.6: "the mover must play a sequence that uses the most dice possible."
     return (
         f"the play does not use as many dice as possible: {most} dice must be used, "
         f"this uses {used}"

@@ -1,6 +1,6 @@
 """GNU Backgammon Position ID: the checkers of one board in 14 characters.
 
-Layout (formats.md, "GNU Backgammon Position ID"): two 25-slot arrays, one per
+Layout (docs/formats.md, "GNU Backgammon Position ID"): two 25-slot arrays, one per
 player, each in that player's own numbering (slots 0..23 = its points 1..24,
 slot 24 = its bar). The bit string holds first the player NOT on roll, then
 the player on roll; for each slot, one 1-bit per checker and then a 0-bit.
@@ -85,7 +85,7 @@ def check_base64(text: object, length: int, what: str) -> str:
 def base64_to_int(raw: str, n_bytes: int) -> int:
     """Decode checked base64 text into its key as a little-endian integer.
 
-    Bit k of the result is bit k % 8 of byte k // 8 (formats.md). Trailing bits
+    Bit k of the result is bit k % 8 of byte k // 8 (docs/formats.md). Trailing bits
     of the last character beyond ``n_bytes`` must be zero (FormatError).
     """
     padding = "=" * (-len(raw) % 4)

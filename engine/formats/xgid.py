@@ -1,7 +1,7 @@
 """eXtreme Gammon XGID: read and write.
 
 ``XGID=PPPPPPPPPPPPPPPPPPPPPPPPPP:cube:cubepos:turn:dice:s1:s2:rules:len:maxcube``
-(formats.md, "XGID"):
+(docs/formats.md, "XGID"):
 
 - board: 26 characters, always from the bottom player's side. Character 0 is
   the top player's bar, characters 1..24 the bottom player's points 1..24,

@@ -1,7 +1,7 @@
 """``tdgammon eval``, ``hint``, ``cube``, ``ubgi`` and ``bench analysis``.
 
-Thin wrappers (architecture.md): parse the position, call ``tdgammon.engine.evaluation.search``
-(cubeless, n-ply) and ``tdgammon.engine.cube.theory`` (cubeful), print text or the formats.md
+Thin wrappers (docs/architecture.md): parse the position, call ``tdgammon.engine.evaluation.search``
+(cubeless, n-ply) and ``tdgammon.engine.cube.theory`` (cubeful), print text or the docs/formats.md
 JSON. Each analysis command takes ``-`` for batch mode: JSON lines on stdin
 (``{"position": ..., "dice": [5, 2], "plies": 1}``; ``dice`` for ``hint``
 only, ``plies`` optional, default the command line's), one JSON answer per
@@ -11,7 +11,7 @@ Conventions of the answers:
 
 - ``eval``: probabilities of the player on roll before rolling (dice in the
   position are ignored); ``equity`` is the cubeless money equity
-  (architecture.md formula); ``cubeful_equity`` comes from
+  (docs/architecture.md formula); ``cubeful_equity`` comes from
   ``tdgammon.engine.cube.theory.cube_decision`` (money: Janowski; match: EMG from the match
   equity table), and match play adds ``mwc`` (cubeful match winning chance).
 - ``hint``: every legal play, best first (deeper search first, then equity,

@@ -127,7 +127,7 @@ def _add_rules(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--variant",
         default="standard",
-        help=f"variant (rules.md 7): {', '.join(VARIANTS)}",
+        help=f"variant (docs/rules.md 7): {', '.join(VARIANTS)}",
     )
 
 
@@ -217,7 +217,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         if settings.length == 0 and args.cubeless:
             raise FormatError("--cube and --cubeless contradict each other")
         if args.cube and not settings.rules.cube:
-            raise FormatError(f"--cube: {settings.variant} has no doubling cube (rules.md 7)")
+            raise FormatError(f"--cube: {settings.variant} has no doubling cube (docs/rules.md 7)")
         result = play_series(agent_a, agent_b, args.games, settings, seed=seed, progress=progress)
     progress.close()
     if args.json:

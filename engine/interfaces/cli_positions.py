@@ -24,7 +24,7 @@ POSITION_HELP = "an XGID, a GNU Backgammon PositionID:MatchID or Position ID, or
 
 
 def legal_moves_report(position: Position, dice: tuple[int, int]) -> dict:
-    """The JSON object of ``tdgammon moves`` (formats.md): one entry per distinct board.
+    """The JSON object of ``tdgammon moves`` (docs/formats.md): one entry per distinct board.
 
     ``board_after`` is the 30-slot board of ``tdgammon.engine.rules.board`` (mover's view, not
     swapped); ``position_id_after`` is seen from the same player.
@@ -93,7 +93,7 @@ def _field(request: dict, name: str, kind: type):
 
 
 def run_batch(lines: Iterable[str], out, answer: Callable[[dict], dict]) -> int:
-    """formats.md batch mode: one JSON request per line in, one JSON answer per line out.
+    """docs/formats.md batch mode: one JSON request per line in, one JSON answer per line out.
 
     A bad line gets ``{"error": "..."}`` and the run goes on. Blank lines are skipped.
     """

@@ -254,7 +254,7 @@ class TerminalSession:
         if action.extra_roll:
             self.say(
                 f"{self.name(seat)} played the named double in full; "
-                f"{self.does(seat, 'rolls')} again (rules.md 7)."
+                f"{self.does(seat, 'rolls')} again (docs/rules.md 7)."
             )
 
     def _human_step(self, game: Game, seat: int) -> None:

@@ -1,4 +1,4 @@
-"""UBGI, the engine protocol on stdin/stdout (formats.md, "UBGI").
+"""UBGI, the engine protocol on stdin/stdout (docs/formats.md, "UBGI").
 
 One line in, at most one answer out (flushed at once):
 

@@ -1,6 +1,6 @@
 """The slow, obviously-correct reference move generator.
 
-One board at a time, plain Python, written to read like rules.md sections 2
+One board at a time, plain Python, written to read like docs/rules.md sections 2
 and 3. It tries every order of the dice, one die at a time, and keeps the
 plays that the maximum-use rule allows. The vectorized generator
 (``tdgammon.engine.movegen.vectorized``) is tested against this one; nothing fast depends on it.
@@ -8,7 +8,7 @@ plays that the maximum-use rule allows. The vectorized generator
 Boards are ``(30,)`` arrays or sequences in the layout of ``tdgammon.engine.rules.board``,
 mover's view. A move is a ``(from, to)`` pair of mover point numbers, with 25
 for the bar, 0 for off and 28 (the board index of the hand) for a checker
-entering from the hand in the variants that have one (rules.md 7).
+entering from the hand in the variants that have one (docs/rules.md 7).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Play:
 
 
 def can_bear_off(board) -> bool:
-    """rules.md 3.1: "Bearing off is allowed only while all of the mover's remaining
+    """docs/rules.md 3.1: "Bearing off is allowed only while all of the mover's remaining
     checkers are in the home board (none on the bar, none on points 7-24)."
     Checkers still in hand (variants) are not home either."""
     return all(board[p] <= 0 for p in range(7, MOVER_BAR + 1)) and board[MOVER_HAND] <= 0
@@ -59,8 +59,8 @@ def can_bear_off(board) -> bool:
 def single_die_moves(board, die: int, variant: Variant = STANDARD) -> list[Move]:
     """Every legal move of one checker by ``die`` on ``board`` (mover's view).
 
-    Implements rules.md 2.2, 2.5 and 3.1-3.3 for a single die, and the entering
-    rules of the variants with checkers in hand (rules.md 7).
+    Implements docs/rules.md 2.2, 2.5 and 3.1-3.3 for a single die, and the entering
+    rules of the variants with checkers in hand (docs/rules.md 7).
     """
     # 2.5: "A player with any checker on the bar must enter it before moving
     # anything else. A die of n enters on the opponent's n-point, which is the
@@ -91,7 +91,7 @@ def single_die_moves(board, die: int, variant: Variant = STANDARD) -> list[Move]
 
 
 def is_open(board, point: int, variant: Variant = STANDARD) -> bool:
-    """rules.md 2.2: a move "may not end on a point held by two or more opposing checkers".
+    """docs/rules.md 2.2: a move "may not end on a point held by two or more opposing checkers".
 
     Dutch backgammon adds: "a player may not hit until at least one of his own
     checkers has reached his home board" (a checker borne off has reached it).
@@ -102,7 +102,7 @@ def is_open(board, point: int, variant: Variant = STANDARD) -> bool:
 
 
 def bear_off_allowed(board, source: int, die: int) -> bool:
-    """rules.md 3.1-3.2 for a checker on ``source`` (1..6) and a die of ``die`` >= source.
+    """docs/rules.md 3.1-3.2 for a checker on ``source`` (1..6) and a die of ``die`` >= source.
 
     "A die of n bears off a checker from point n. If point n is empty, the die
     must be played by a checker on a higher point if one exists; if no checker
@@ -119,7 +119,7 @@ def bear_off_allowed(board, source: int, die: int) -> bool:
 def apply_move(board, move: Move) -> list[int]:
     """Return a new board (list of 30 ints) after one checker move.
 
-    rules.md 2.4: "Landing on a blot hits it: the hit checker goes to the bar."
+    docs/rules.md 2.4: "Landing on a blot hits it: the hit checker goes to the bar."
     """
     source, target = move
     after = list(board)
@@ -138,7 +138,7 @@ def _extend(board, dice_left: tuple[int, ...], moves: tuple, out: list, variant:
     """Depth-first: play the next die in every legal way; record each finished sequence.
 
     A sequence is finished when the dice are used up or the next die cannot be
-    played (rules.md 2.6: "After each die the position has changed, so a die that
+    played (docs/rules.md 2.6: "After each die the position has changed, so a die that
     was unplayable at first can become playable" -- hence one die at a time).
     """
     if not dice_left:
@@ -183,7 +183,7 @@ def legal_plays(board, dice, variant: str | Variant | None = None) -> list[Play]
     board: ``(30,)`` ints, mover's view. dice: two ints 1..6. variant: a name
     or ``tdgammon.engine.rules.variants.Variant`` (default standard backgammon).
     Returns plays in a deterministic order (larger die first, sources from the
-    back); an empty list when nothing can be played (rules.md 2.6: "If nothing
+    back); an empty list when nothing can be played (docs/rules.md 2.6: "If nothing
     can be played, the turn passes"). For the Acey-Deucey 1-2, one play per
     distinct (board, extra roll): see ``_acey_deucey_plays``.
     """
@@ -202,7 +202,7 @@ def legal_plays(board, dice, variant: str | Variant | None = None) -> list[Play]
 
 
 def _acey_deucey_plays(board: list[int], variant: Variant) -> list[Play]:
-    """rules.md 7: "a roll of 1-2 ("acey-deucey") is played as 1 and 2, then the
+    """docs/rules.md 7: "a roll of 1-2 ("acey-deucey") is played as 1 and 2, then the
     player names any double and plays it as four moves, then rolls again; if the
     1 and the 2 cannot both be played the turn ends at once, and if the named
     double cannot be played in full the extra roll is lost".

@@ -2,7 +2,7 @@
 
 ``generate_moves(boards, dice)`` plays every roll of a batch at once with
 numpy array code and returns flat arrays, with no Python objects in the hot
-path (architecture.md, "Array conventions"):
+path (docs/architecture.md, "Array conventions"):
 
 - ``boards``  ``(M, 30) int8``: each distinct resulting board, still from the
   mover's view (not flipped);
@@ -11,7 +11,7 @@ path (architecture.md, "Array conventions"):
   order, padded with -1 (25 = bar, 0 = off).
 
 A parent with no legal play gets exactly one row: its own board with moves all
--1 (rules.md 2.6: "If nothing can be played, the turn passes"), so every
+-1 (docs/rules.md 2.6: "If nothing can be played, the turn passes"), so every
 parent has at least one child. ``tdgammon.engine.movegen.reference`` is the slow
 reference it is tested against.
 
@@ -20,7 +20,7 @@ How it works
 The batch is sorted by roll, so inside one roll group the dice are scalars and
 every rule is a fixed slice of the ``(F, 30)`` board array. One kernel,
 ``_single_die_children``, plays one die on a frontier of boards in every legal
-way (rules.md 2.2, 2.5, 3.1-3.3); plays are built die by die, so each die sees
+way (docs/rules.md 2.2, 2.5, 3.1-3.3); plays are built die by die, so each die sees
 the position left by the one before (2.6, 3.1 "checked again before every
 single die").
 
@@ -323,7 +323,7 @@ def _parents_of(steps: list[_Step], rows: np.ndarray, depth: int) -> np.ndarray:
 
 
 def _keep_most_dice(boards, keys, steps, finished, parent_count) -> _Plays:
-    """Keep, per parent, the finished sequences of the greatest depth (rules.md 2.6)."""
+    """Keep, per parent, the finished sequences of the greatest depth (docs/rules.md 2.6)."""
     best_depth = np.zeros(parent_count, dtype=np.intp)
     traced = []
     for depth, rows in finished:  # ascending depth: later assignments win
@@ -410,7 +410,7 @@ def _play_non_doubles(
 def _play_acey_deucey(boards: np.ndarray, keys: np.ndarray, variant: Variant):
     """Acey-Deucey's 1-2 on ``boards (P, 30)``: returns (plays, named_double, extra_roll).
 
-    rules.md 7: "a roll of 1-2 is played as 1 and 2, then the player names any
+    docs/rules.md 7: "a roll of 1-2 is played as 1 and 2, then the player names any
     double and plays it as four moves, then rolls again; if the 1 and the 2
     cannot both be played the turn ends at once, and if the named double cannot
     be played in full the extra roll is lost". Every named double is offered;

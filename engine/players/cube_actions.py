@@ -75,9 +75,9 @@ def ask_take(agent, position: Position) -> str:
 def max_result(board: np.ndarray, variant=None) -> int:
     """The most the mover of ``board`` ``(30,)`` could still lose: SINGLE, GAMMON or BACKGAMMON.
 
-    rules.md 4: a gammon needs the loser to have borne off none; a backgammon
+    docs/rules.md 4: a gammon needs the loser to have borne off none; a backgammon
     also a checker on the bar, in hand or in the winner's home board.
-    Acey-Deucey (rules.md 7): the number of checkers not yet borne off.
+    Acey-Deucey (docs/rules.md 7): the number of checkers not yet borne off.
     """
     b = np.asarray(board)
     rules = get_variant(variant)

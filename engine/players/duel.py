@@ -2,14 +2,14 @@
 
 Games 2k and 2k+1 use the same dice, seat by seat, with the agents swapped
 between the seats, so luck largely cancels within a pair. The opening roll
-follows rules.md 1: "Each player rolls one die. The higher number moves first
+follows docs/rules.md 1: "Each player rolls one die. The higher number moves first
 and plays the two numbers just rolled"; seat 0 rolls the first die.
 
 Results are from agent A's side: points per game with a 95% confidence
 interval computed over pair means (the pairs are independent; the two games
 of a pair are not).
 
-Variants (rules.md 7, ``variant=``): the variant's start position, its move
+Variants (docs/rules.md 7, ``variant=``): the variant's start position, its move
 generation, its number of checkers for the end of the game and its scoring
 (``tdgammon.engine.rules.outcome.game_values``: Acey-Deucey pays the stake times the
 loser's checkers left). After an Acey-Deucey 1-2 whose named double was
@@ -104,7 +104,7 @@ class DuelResult:
 def _pair_dice(rng: np.random.Generator, pairs: int, plies: int) -> np.ndarray:
     """``(pairs, plies, 2) int8``: the dice of every ply of each pair's games.
 
-    Ply 0 is the opening roll: re-rolled until the two dice differ (rules.md 1,
+    Ply 0 is the opening roll: re-rolled until the two dice differ (docs/rules.md 1,
     "Equal numbers: both roll again").
     """
     dice = rng.integers(1, 7, size=(pairs, plies, 2)).astype(np.int8)
@@ -205,7 +205,7 @@ def _play_pairs(
         mover_is_a = a_moves[finished]
         result[games[finished]] = np.where(mover_is_a, value[finished], -value[finished])
         active[games[finished]] = False
-        # rules.md 7: after the Acey-Deucey named double played in full the
+        # docs/rules.md 7: after the Acey-Deucey named double played in full the
         # same player "rolls again": no flip, no change of seat.
         passes = ~again | finished
         boards[games] = np.where(passes[:, None], flip(chosen_boards), chosen_boards)

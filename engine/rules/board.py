@@ -6,7 +6,7 @@ positive, opponent checkers negative. Index = pip number for the 24 points, so
 a move of one checker by ``die`` goes from index ``s`` to index ``s - die``
 (index 0, ``MOVER_OFF``, when it bears off).
 
-Index table (human point numbers are from the mover's view, rules.md: "The
+Index table (human point numbers are from the mover's view, docs/rules.md: "The
 mover's checkers travel from point 24 down to point 1"):
 
 =====  ==============  =================  ======================================
@@ -24,7 +24,7 @@ index  name            human point        GNU Backgammon Position ID slot
 The Position ID writes the opponent's 25 slots first (its own numbering: its
 point k is the mover's point 25 - k, slot 24 its bar), then the mover's.
 
-Checkers "in hand" (Dutch backgammon, Acey-Deucey: rules.md section 7) have
+Checkers "in hand" (Dutch backgammon, Acey-Deucey: docs/rules.md section 7) have
 not yet entered; they are zero in the standard game. Every checker is in
 exactly one of: off, a point, the bar, the hand, so the per-side totals are
 ``checkers_per_side`` (15 in the standard game, 3 in Hypergammon).
@@ -49,7 +49,7 @@ OPPONENT_HAND = 29
 
 POINTS = slice(FIRST_POINT, LAST_POINT + 1)
 HOME_BOARD = slice(1, 7)
-"""Mover's home board, points 1..6 (rules.md: "the mover's home board is points 1-6")."""
+"""Mover's home board, points 1..6 (docs/rules.md: "the mover's home board is points 1-6")."""
 OUTSIDE_HOME = slice(7, 26)
 """Points 7..24 and the bar: a mover checker here forbids bearing off."""
 
@@ -64,7 +64,7 @@ FLIP_INDEX = np.array(
 )
 
 STANDARD_START = {24: 2, 13: 5, 8: 3, 6: 5}
-"""rules.md 1: "2 on its 24-point, 5 on its 13-point, 3 on its 8-point, 5 on its 6-point"."""
+"""docs/rules.md 1: "2 on its 24-point, 5 on its 13-point, 3 on its 8-point, 5 on its 6-point"."""
 NACKGAMMON_START = {24: 2, 23: 2, 13: 4, 8: 3, 6: 4}
 HYPERGAMMON_START = {24: 1, 23: 1, 22: 1}
 

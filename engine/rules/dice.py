@@ -1,6 +1,6 @@
 """Dice: the 21 distinct rolls and their probabilities.
 
-Dice arrays are ``(B, 2)`` with values 1..6, never 0..5 (architecture.md).
+Dice arrays are ``(B, 2)`` with values 1..6, never 0..5 (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""End of game: who won and how much (rules.md section 4).
+"""End of game: who won and how much (docs/rules.md section 4).
 
 "The first player to bear off all 15 checkers wins:
 - single game (1 x cube value) when the loser has borne off at least one;
@@ -80,7 +80,7 @@ def result_kind(boards: np.ndarray, checkers_per_side: int = CHECKERS_PER_SIDE) 
 def points_won(board: np.ndarray, cube_value: int = 1, jacoby_single: bool = False) -> int:
     """Signed points for one finished board ``(30,)``: positive if the mover won.
 
-    ``jacoby_single``: count gammons and backgammons as single games (rules.md 5,
+    ``jacoby_single``: count gammons and backgammons as single games (docs/rules.md 5,
     Jacoby rule, when the cube was not turned). Raises ValueError if not over.
     """
     win = int(winner(board))
@@ -94,8 +94,8 @@ def game_values(boards: np.ndarray, variant=None) -> np.ndarray:
     """``(B,) int64`` signed stake multiples of finished boards under a variant's
     scoring (positive: the mover won; 0: not over). ``boards: (B, 30)``.
 
-    Standard scoring (rules.md 4): 1 / 2 / 3 for single / gammon / backgammon.
-    Acey-Deucey (rules.md 7): "the loser pays the stake times the number of
+    Standard scoring (docs/rules.md 4): 1 / 2 / 3 for single / gammon / backgammon.
+    Acey-Deucey (docs/rules.md 7): "the loser pays the stake times the number of
     checkers he has not borne off".
     """
     variant = get_variant(variant)

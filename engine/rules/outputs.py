@@ -1,7 +1,7 @@
 """The five cumulative outputs of a cubeless evaluation, and what to do with them.
 
 Every evaluation is ``(B, 5) float32`` in the GNU Backgammon order, from the
-view of the player it is about (architecture.md, "Array conventions"):
+view of the player it is about (docs/architecture.md, "Array conventions"):
 win, win gammon, win backgammon, lose gammon, lose backgammon. They are
 cumulative (a backgammon is also a gammon, a gammon also a win), so a
 consistent vector has ``win >= wg >= wbg >= 0`` and ``1 - win >= lg >= lbg >= 0``.

@@ -35,10 +35,10 @@ class Position:
     cube_value: 1, 2, 4, ... ; cube_owner: one of CUBE_OWNERS, from the mover's view.
     mover_score / opponent_score: points won so far in the match (or session).
     match_length: points to win the match; 0 for money play.
-    crawford: this game is the Crawford game (rules.md 6: the cube may not be used).
-    jacoby, beavers: money-play options (rules.md 5).
+    crawford: this game is the Crawford game (docs/rules.md 6: the cube may not be used).
+    jacoby, beavers: money-play options (docs/rules.md 5).
     double_offered: the mover has doubled and the opponent must take or pass.
-    max_cube: highest cube value allowed (rules.md 5, "Cube limit").
+    max_cube: highest cube value allowed (docs/rules.md 5, "Cube limit").
     mover_seat: which absolute player (0 or 1) is the mover; see module docstring.
     game_state: GNU Backgammon Match ID game state (0 none, 1 playing, 2 over,
         3 resigned, 4 ended by a drop).

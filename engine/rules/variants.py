@@ -1,4 +1,4 @@
-"""Backgammon variants (rules.md section 7) as data: start, checkers, rule switches.
+"""Backgammon variants (docs/rules.md section 7) as data: start, checkers, rule switches.
 
 - Nackgammon: start with 2 on 24, 2 on 23, 4 on 13, 3 on 8, 4 on 6.
 - Hypergammon: 3 checkers each, on the 24, 23 and 22 points.
@@ -35,7 +35,7 @@ from tdgammon.engine.rules.board import (
 from tdgammon.engine.rules.errors import FormatError
 
 SCORING_STANDARD = "standard"
-"""Single / gammon / backgammon times the cube (rules.md 4)."""
+"""Single / gammon / backgammon times the cube (docs/rules.md 4)."""
 SCORING_CHECKERS_LEFT = "checkers-left"
 """Acey-Deucey: "the loser pays the stake times the number of checkers he has not borne off"."""
 
