@@ -1,6 +1,7 @@
 """Batched self-play and TD(lambda) targets.
 
-Hundreds of games advance together. Each ply, for all games at once: one
+Hundreds of games advance together. Each ply, for all games at once
+(``tdgammon.engine.flow.batch.play_ply``, the rules of a turn): one
 call of the vectorized move generator, one batched network pass over every
 resulting position (``NetworkEvaluator.play_probabilities``: flip, evaluate
 for the opponent, invert; terminal plays get the exact outcome), a greedy
@@ -43,9 +44,9 @@ from __future__ import annotations
 
 import numpy as np
 from tdgammon.engine.evaluation.evaluator import NetworkEvaluator, best_rows
+from tdgammon.engine.flow.batch import play_ply
 from tdgammon.engine.flow.random_play import pick_random_children
-from tdgammon.engine.movegen.vectorized import generate_moves
-from tdgammon.engine.rules.board import MOVER_OFF, flip
+from tdgammon.engine.rules.dice import roll_dice
 from tdgammon.engine.rules.outcome import variant_equity
 from tdgammon.engine.rules.outputs import invert
 from tdgammon.engine.rules.variants import Variant, get_variant
@@ -113,38 +114,35 @@ class SelfPlay:
 
     def _roll(self) -> np.ndarray:
         """``(games, 2) int8``; a game's first roll is never a double (docs/rules.md 1)."""
-        dice = self.rng.integers(1, 7, size=(self.games, 2)).astype(np.int8)
-        opening = (self.plies == 0) & (dice[:, 0] == dice[:, 1])
-        while opening.any():
-            dice[opening] = self.rng.integers(1, 7, size=(int(opening.sum()), 2))
-            opening = (self.plies == 0) & (dice[:, 0] == dice[:, 1])
-        return dice
+        return roll_dice(self.rng, self.games, opening=self.plies == 0)
 
     def step(self, evaluator: NetworkEvaluator) -> int:
         """Play one ply in every game. Returns the number of games that ended."""
         dice = self._roll()
-        moves = generate_moves(self.boards, dice, self.variant)
-        probs = evaluator.play_probabilities(moves)
-        chosen = best_rows(variant_equity(probs, self.variant), moves.parents, self.games)
-        if self.exploration > 0.0:
-            explore = self.rng.random(self.games) < self.exploration
-            if explore.any():
-                random_rows = pick_random_children(moves.counts(self.games), self.rng)
-                chosen = np.where(explore, random_rows, chosen)
+        chosen_probs = {}
+
+        def choose(boards, dice, moves):
+            probs = evaluator.play_probabilities(moves)
+            chosen = best_rows(variant_equity(probs, self.variant), moves.parents, self.games)
+            if self.exploration > 0.0:
+                explore = self.rng.random(self.games) < self.exploration
+                if explore.any():
+                    random_rows = pick_random_children(moves.counts(self.games), self.rng)
+                    chosen = np.where(explore, random_rows, chosen)
+            chosen_probs["values"] = probs[chosen]
+            return chosen
+
+        ply = play_ply(self.boards, dice, choose, self.variant)
         if self.plies.max() >= self.history_boards.shape[1]:
             self._grow()
         rows = np.arange(self.games)
         self.history_boards[rows, self.plies] = self.boards
-        self.history_values[rows, self.plies] = probs[chosen]
-        after = moves.boards[chosen]
-        done = after[:, MOVER_OFF] == self.variant.checkers
-        again = np.zeros(self.games, dtype=bool)
-        if self.variant.acey_deucey_roll:
-            again = moves.extra_roll[chosen].astype(bool) & ~done
-        self.history_same[rows, self.plies] = again
+        self.history_values[rows, self.plies] = chosen_probs["values"]
+        self.history_same[rows, self.plies] = ply.again
         self.plies += 1
         self.plies_played += self.games
-        self.boards = np.where(again[:, None], after, flip(after))
+        self.boards = ply.next_boards
+        done = ply.over
         if done.any():
             for g in np.flatnonzero(done):
                 n = int(self.plies[g])

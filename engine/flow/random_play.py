@@ -7,7 +7,7 @@ reproducible samples of positions. Boards are ``(B, 30) int8``, mover's view.
 from __future__ import annotations
 
 import numpy as np
-from tdgammon.engine.movegen.vectorized import generate_moves
+from tdgammon.engine.flow.batch import play_ply
 from tdgammon.engine.rules.board import (
     BOARD_DTYPE,
     BOARD_SIZE,
@@ -16,10 +16,8 @@ from tdgammon.engine.rules.board import (
     MOVER_OFF,
     OPPONENT_BAR,
     OPPONENT_OFF,
-    flip,
 )
 from tdgammon.engine.rules.dice import roll_dice
-from tdgammon.engine.rules.outcome import is_game_over
 from tdgammon.engine.rules.variants import Variant, get_variant
 
 
@@ -47,27 +45,29 @@ def random_game_positions(
     ``tdgammon.engine.players.agents``) when given. Returns ``boards (count, 30) int8`` (side to
     move's view, games not over) and ``dice (count, 2) int8``: the roll the
     mover has to play there. ``variant`` (default standard) sets the start,
-    the rules and the number of checkers; an Acey-Deucey extra roll is not
-    taken (the turn passes), which changes only which positions are sampled.
+    the rules and the number of checkers. Games follow the rules of a turn of
+    ``tdgammon.engine.flow.batch.play_ply``: no double as the opening roll, an
+    Acey-Deucey extra roll is taken; a finished game restarts at once.
     """
     variant = get_variant(variant)
     start = variant.starting_board()
     games = np.repeat(start[None, :], parallel_games, axis=0)
+    first_ply = np.ones(parallel_games, dtype=bool)
     kept_boards, kept_dice, total = [], [], 0
+    if choose_plays is None:
+
+        def choose_plays(boards, dice, moves):
+            return pick_random_children(moves.counts(len(boards)), rng)
+
     while total < count:
-        dice = roll_dice(rng, parallel_games)
+        dice = roll_dice(rng, parallel_games, opening=first_ply)
         kept_boards.append(games.copy())
         kept_dice.append(dice)
         total += parallel_games
-        result = generate_moves(games, dice, variant)
-        if choose_plays is None:
-            chosen = pick_random_children(result.counts(parallel_games), rng)
-        else:
-            chosen = choose_plays(games, dice, result)
-        after = result.boards[chosen]
-        over = is_game_over(after, variant.checkers)
-        games = flip(after)
-        games[over] = start
+        ply = play_ply(games, dice, choose_plays, variant)
+        games = ply.next_boards
+        games[ply.over] = start
+        first_ply = ply.over
     boards = np.concatenate(kept_boards)[:count]
     dice = np.concatenate(kept_dice)[:count]
     return boards, dice

@@ -25,9 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from tdgammon.engine.movegen.vectorized import generate_moves
+from tdgammon.engine.flow.batch import play_ply
 from tdgammon.engine.players.agents import Agent
-from tdgammon.engine.rules.board import flip
+from tdgammon.engine.rules.dice import roll_dice
 from tdgammon.engine.rules.outcome import game_values
 from tdgammon.engine.rules.variants import Variant, get_variant
 
@@ -104,15 +104,11 @@ class DuelResult:
 def _pair_dice(rng: np.random.Generator, pairs: int, plies: int) -> np.ndarray:
     """``(pairs, plies, 2) int8``: the dice of every ply of each pair's games.
 
-    Ply 0 is the opening roll: re-rolled until the two dice differ (docs/rules.md 1,
-    "Equal numbers: both roll again").
+    Ply 0 is the opening roll, never a double (``roll_dice(..., opening=)``,
+    docs/rules.md 1); seat 0 rolls die 0, seat 1 die 1.
     """
-    dice = rng.integers(1, 7, size=(pairs, plies, 2)).astype(np.int8)
-    doubles = dice[:, 0, 0] == dice[:, 0, 1]
-    while doubles.any():
-        dice[doubles, 0] = rng.integers(1, 7, size=(int(doubles.sum()), 2))
-        doubles = dice[:, 0, 0] == dice[:, 0, 1]
-    return dice
+    dice = roll_dice(rng, pairs * plies, opening=np.arange(pairs * plies) % plies == 0)
+    return dice.reshape(pairs, plies, 2)
 
 
 def play_duel(
@@ -187,29 +183,26 @@ def _play_pairs(
             dice = dice.astype(np.int8)
         roll = dice[pair_of_game[games], game_ply[games]]
         chosen_boards = np.empty((len(games), boards.shape[1]), dtype=boards.dtype)
+        next_boards = np.empty_like(chosen_boards)
+        over = np.zeros(len(games), dtype=bool)
         again = np.zeros(len(games), dtype=bool)
         a_moves = seat_to_move[games] == seat_of_a[games]
         for agent, mask in ((agent_a, a_moves), (agent_b, ~a_moves)):
             if not mask.any():
                 continue
-            sub = games[mask]
-            moves = generate_moves(boards[sub], roll[mask], variant)
-            picked = agent.choose_plays(boards[sub], roll[mask], moves)
-            chosen_boards[mask] = moves.boards[picked]
-            again[mask] = moves.extra_roll[picked]
+            ply_of = play_ply(boards[games[mask]], roll[mask], agent.choose_plays, variant)
+            chosen_boards[mask] = ply_of.after
+            next_boards[mask] = ply_of.next_boards
+            over[mask] = ply_of.over
+            again[mask] = ply_of.again
         plies += len(games)
         game_ply[games] += 1
-        value = game_values(chosen_boards, variant)
-        finished = value > 0
         # The mover has just borne off its last checker: the mover won.
-        mover_is_a = a_moves[finished]
-        result[games[finished]] = np.where(mover_is_a, value[finished], -value[finished])
-        active[games[finished]] = False
-        # docs/rules.md 7: after the Acey-Deucey named double played in full the
-        # same player "rolls again": no flip, no change of seat.
-        passes = ~again | finished
-        boards[games] = np.where(passes[:, None], flip(chosen_boards), chosen_boards)
-        seat_to_move[games] = np.where(passes, 1 - seat_to_move[games], seat_to_move[games])
+        value = game_values(chosen_boards[over], variant)
+        result[games[over]] = np.where(a_moves[over], value, -value)
+        active[games[over]] = False
+        boards[games] = next_boards
+        seat_to_move[games] = np.where(again, seat_to_move[games], 1 - seat_to_move[games])
     return result, plies
 
 

@@ -43,6 +43,21 @@ def check_dice(dice) -> tuple[int, int]:
     return values[0], values[1]
 
 
-def roll_dice(rng: np.random.Generator, batch: int) -> np.ndarray:
-    """``(batch, 2) int8`` uniformly random dice."""
-    return rng.integers(1, 7, size=(batch, 2)).astype(np.int8)
+def roll_dice(
+    rng: np.random.Generator, batch: int, opening: np.ndarray | None = None
+) -> np.ndarray:
+    """``(batch, 2) int8`` uniformly random dice.
+
+    opening: ``(batch,) bool`` or None: the games whose roll is the opening
+    roll, which is never a double (docs/rules.md 1: "Each player rolls one die.
+    The higher number moves first and plays the two numbers just rolled. Equal
+    numbers: both roll again"). Those rows are re-rolled until the dice differ;
+    the order of the two dice (which seat rolled which) is kept.
+    """
+    dice = rng.integers(1, 7, size=(batch, 2)).astype(np.int8)
+    if opening is not None:
+        ties = opening & (dice[:, 0] == dice[:, 1])
+        while ties.any():
+            dice[ties] = rng.integers(1, 7, size=(int(ties.sum()), 2))
+            ties = opening & (dice[:, 0] == dice[:, 1])
+    return dice
