@@ -1,7 +1,7 @@
 """GNU Backgammon Match ID (12 characters) and the ``PositionID:MatchID`` pair.
 
 Layout (docs/formats.md, "GNU Backgammon Match ID"; GNU Backgammon manual 11.7):
-66 bits packed like the Position ID (bit k = bit k % 8 of byte k // 8, 9 bytes,
+67 bits packed like the Position ID (bit k = bit k % 8 of byte k // 8, 9 bytes,
 base64 without padding). Fields from bit 0, each stored lowest bit first:
 
 =====  =====  ==============================================================
@@ -20,7 +20,17 @@ bits   width  field
 21-35  15     match length (0 = money)
 36-50  15     score of player 0
 51-65  15     score of player 1
+66     1      Jacoby rule not in effect (see below)
+67-71  5      always 0
 =====  =====  ==============================================================
+
+Bit 66: current GNU Backgammon writes 1 when the Jacoby rule is not in effect
+(every match-play ID, and money play with Jacoby off) and 0 when it is.
+Reading: in money play 0 means Jacoby on, 1 Jacoby off; in match play the bit
+means nothing (Jacoby never applies in a match), so an older program's match
+ID with 0 there is read as well. Writing sets it exactly as GNU Backgammon
+does, so that GNU Backgammon reads our IDs with the right rule. A 1-bit past
+bit 66 is refused.
 
 Perspective: the Position ID of the pair is seen from the player on roll
 (bit 6), which is the board's mover in ``tdgammon.engine.rules.position.Position``. GNU
@@ -58,7 +68,8 @@ from tdgammon.engine.rules.position import (
 
 MATCH_ID_LENGTH = 12
 MATCH_KEY_BYTES = 9
-MATCH_KEY_BITS = 66
+MATCH_KEY_BITS = 67
+"""Bits a Match ID may set: the 66 of the fields and bit 66 (Jacoby not in effect)."""
 CUBE_OWNER_CENTRED = 3
 """Match ID cube owner code for a centred cube."""
 MAX_FIELD_15 = (1 << 15) - 1
@@ -81,8 +92,9 @@ _BIT_FIELDS = (
     ("match_length", 15),
     ("score0", 15),
     ("score1", 15),
+    ("no_jacoby", 1),
 )
-"""(field, width) in bit order from bit 0; widths sum to 66."""
+"""(field, width) in bit order from bit 0; widths sum to 67 (``MATCH_KEY_BITS``)."""
 
 _INT_RE = re.compile(r"[+-]?[0-9]{1,18}")
 
@@ -192,6 +204,10 @@ class MatchId:
     resignation: 0 none, 1 single, 2 gammon, 3 backgammon offered.
     dice: ``(die1, die2)`` 1..6 each, or ``(0, 0)`` before rolling.
     match_length: 0 for money; score0 / score1: scores of players 0 and 1.
+    no_jacoby: bit 66, True when the Jacoby rule is not in effect (GNU
+        Backgammon sets it in every match-play ID and in money play without
+        Jacoby); False in money play means Jacoby is on. Kept as read, so a
+        Match ID decodes and encodes back to the same text.
     """
 
     cube_log2: int = 0
@@ -206,6 +222,7 @@ class MatchId:
     match_length: int = 0
     score0: int = 0
     score1: int = 0
+    no_jacoby: bool = False
 
     @property
     def cube_value(self) -> int:
@@ -218,7 +235,7 @@ class MatchId:
             value = getattr(self, f.name)
             if f.name == "dice":
                 continue
-            if f.name in ("crawford", "double_offered"):
+            if f.name in ("crawford", "double_offered", "no_jacoby"):
                 if not isinstance(value, bool) and value not in (0, 1):
                     raise FormatError(f"Match ID field {f.name} must be a bool, got {value!r}")
                 continue
@@ -284,7 +301,8 @@ def decode_match_id(text: str) -> MatchId:
     key = base64_to_int(raw, MATCH_KEY_BYTES)
     if key >> MATCH_KEY_BITS:
         raise FormatError(
-            f"Match ID {raw!r} has 1-bits past bit {MATCH_KEY_BITS - 1} (they must be 0)"
+            f"Match ID {raw!r} has 1-bits past bit {MATCH_KEY_BITS - 1} "
+            f"(bits {MATCH_KEY_BITS}-{MATCH_KEY_BYTES * 8 - 1} must be 0)"
         )
     values: dict[str, int] = {}
     bit = 0
@@ -294,6 +312,7 @@ def decode_match_id(text: str) -> MatchId:
     dice = (values.pop("die1"), values.pop("die2"))
     values["crawford"] = bool(values["crawford"])
     values["double_offered"] = bool(values["double_offered"])
+    values["no_jacoby"] = bool(values["no_jacoby"])
     match = MatchId(dice=dice, **values)
     try:
         match.check()
@@ -312,8 +331,10 @@ def _usual_decider(position: Position) -> int:
 def match_id_from_position(position: Position) -> MatchId:
     """The Match ID fields of a Position (seats from ``position.mover_seat``).
 
-    Carries neither Jacoby, beavers, the cube limit nor ``beaver_stage``.
-    Raises FormatError for values a Match ID cannot hold.
+    Bit 66 (``no_jacoby``) is set as GNU Backgammon sets it: in every
+    match-play ID, and in money play unless ``position.jacoby``. Carries
+    neither beavers, the cube limit nor ``beaver_stage``. Raises FormatError
+    for values a Match ID cannot hold.
     """
     mover = position.mover_seat
     if mover not in (0, 1):
@@ -331,6 +352,7 @@ def match_id_from_position(position: Position) -> MatchId:
     scores = [0, 0]
     scores[mover] = as_int(position.mover_score, "mover score")
     scores[1 - mover] = as_int(position.opponent_score, "opponent score")
+    match_length = as_int(position.match_length, "match length")
     turn = _usual_decider(position)
     if position.decision_swapped:
         turn = 1 - turn
@@ -344,9 +366,10 @@ def match_id_from_position(position: Position) -> MatchId:
         double_offered=bool(position.double_offered),
         resignation=as_int(position.resign_offered, "resignation"),
         dice=dice if dice is not None else (0, 0),
-        match_length=as_int(position.match_length, "match length"),
+        match_length=match_length,
         score0=scores[0],
         score1=scores[1],
+        no_jacoby=bool(match_length) or not position.jacoby,
     )
     match.check()
     return match
@@ -356,7 +379,8 @@ def position_from_match_id(board: np.ndarray, match: MatchId) -> Position:
     """Build a Position from a board and Match ID fields.
 
     board: ``(30,)`` ints, the view of the player on roll (``match.player_on_roll``).
-    The cube limit is 1024, or the cube value when that is higher.
+    The cube limit is 1024, or the cube value when that is higher. ``jacoby``
+    is True in money play when bit 66 is 0; always False in match play.
     """
     match.check()
     mover = match.player_on_roll
@@ -374,6 +398,7 @@ def position_from_match_id(board: np.ndarray, match: MatchId) -> Position:
         opponent_score=scores[1 - mover],
         match_length=match.match_length,
         crawford=bool(match.crawford),
+        jacoby=match.match_length == 0 and not match.no_jacoby,
         double_offered=bool(match.double_offered),
         max_cube=max(DEFAULT_MAX_CUBE, match.cube_value),
         mover_seat=mover,

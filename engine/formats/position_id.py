@@ -144,7 +144,8 @@ def decode_position_id(text: str, checkers_per_side: int = CHECKERS_PER_SIDE) ->
     checkers not on the board are borne off (``MOVER_OFF`` / ``OPPONENT_OFF``).
     Raises FormatError for a malformed ID (length, characters, bits past the
     last slot) and InvalidBoardError for an impossible board (more than
-    ``checkers_per_side`` checkers for a side, both players on one point).
+    ``checkers_per_side`` checkers for a side, both players on one point, no
+    checker left for either player: ``AAAAAAAAAAAAAA``).
     """
     raw = check_base64(text, POSITION_ID_LENGTH, "Position ID")
     key = base64_to_int(raw, KEY_BYTES)
@@ -189,5 +190,8 @@ def decode_position_id(text: str, checkers_per_side: int = CHECKERS_PER_SIDE) ->
                 )
             board[index] = sign * count
         board[off_index] = sign * (checkers_per_side - total)
-    validate(board, checkers_per_side)
+    try:
+        validate(board, checkers_per_side)  # e.g. both players borne off (an empty board)
+    except InvalidBoardError as exc:
+        raise InvalidBoardError(f"Position ID {raw!r}: {exc}") from None
     return board.astype(BOARD_DTYPE)

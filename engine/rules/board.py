@@ -141,8 +141,11 @@ def validate(boards: np.ndarray, checkers_per_side: int = CHECKERS_PER_SIDE) -> 
     boards: ``(30,)`` or ``(B, 30)`` signed ints, side-to-move view. Checks the
     shape, the sign of every slot (mover slots >= 0, opponent slots <= 0), that
     every point holds at most one colour (the sign encodes it, so a point is
-    never both), and that each side has exactly ``checkers_per_side`` checkers
-    counting off, board, bar and hand.
+    never both), that each side has exactly ``checkers_per_side`` checkers
+    counting off, board, bar and hand, and that not both sides have borne off
+    every checker (the game ends when the first side has; a board where only
+    one side has is a finished game and is valid). Checkers a variant does not
+    play count as borne off, so the rule is the same for every variant.
     """
     b = np.asarray(boards)
     if b.ndim == 1:
@@ -178,6 +181,12 @@ def validate(boards: np.ndarray, checkers_per_side: int = CHECKERS_PER_SIDE) -> 
                 raise InvalidBoardError(
                     f"{who} has {total} checkers, {relation} than {checkers_per_side}{where}"
                 )
+        if not board[FIRST_POINT : OPPONENT_BAR + 1].any() and not board[MOVER_HAND:].any():
+            raise InvalidBoardError(
+                "both players have borne off all their checkers (none is left on the "
+                "board, the bar or in hand); the game ends when the first player has "
+                f"borne off all{where}"
+            )
 
 
 def as_batch(boards: np.ndarray) -> np.ndarray:

@@ -36,7 +36,9 @@ class Position:
     mover_score / opponent_score: points won so far in the match (or session).
     match_length: points to win the match; 0 for money play.
     crawford: this game is the Crawford game (docs/rules.md 6: the cube may not be used).
-    jacoby, beavers: money-play options (docs/rules.md 5).
+    jacoby, beavers: money-play options (docs/rules.md 5). GNU Backgammon's
+        Match ID carries ``jacoby`` (bit 66, docs/formats.md); reading one
+        gives False in match play, where the rule never applies.
     double_offered: the mover has doubled and the opponent must take or pass.
     max_cube: highest cube value allowed (docs/rules.md 5, "Cube limit").
     mover_seat: which absolute player (0 or 1) is the mover; see module docstring.

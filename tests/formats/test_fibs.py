@@ -14,7 +14,7 @@ from tdgammon.engine.rules.board import (
     flip,
     starting_board,
 )
-from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.engine.rules.errors import FormatError, InvalidBoardError, TdgammonError
 from tdgammon.engine.rules.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT
 
 # The example of the FIBS client protocol: you are O (+1), moving 24 -> 1, to play 6-2.
@@ -180,3 +180,18 @@ def test_malformed_fibs(text, fragment):
 def test_non_string():
     with pytest.raises(FormatError, match="must be a string"):
         position_from_fibs(None)
+
+
+@pytest.mark.parametrize(("colour", "direction"), [(1, -1), (-1, 1)])
+def test_empty_board_both_players_off_is_refused(colour, direction):
+    board = np.zeros(30, dtype=int)
+    board[0], board[27] = 15, -15
+    text = fibs_string(board, colour=colour, direction=direction, your_dice=(3, 1))
+    with pytest.raises(InvalidBoardError, match="both players have borne off all their checkers"):
+        position_from_fibs(text)
+
+
+def test_one_player_borne_off_is_a_finished_game_and_reads():
+    board = board_from_points({1: 2}, {})
+    position = position_from_fibs(fibs_string(board, your_dice=(3, 1)))
+    assert np.array_equal(position.board, board)

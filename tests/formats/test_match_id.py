@@ -21,6 +21,14 @@ from tdgammon.engine.rules.errors import FormatError, TdgammonError
 from tdgammon.engine.rules.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, Position
 
 MONEY_START_PLAYER_1 = "cAkAAAAAAAAA"
+START_ID = "4HPwATDgc/ABMA"
+# As GNU Backgammon writes them (docs/formats.md, "GNU Backgammon Match ID"):
+MONEY_JACOBY_ON_42 = "cAkKAAAAAAAA"
+"""Money session, Jacoby on, just started: player 1 rolled 4-2 (bit 66 = 0)."""
+MONEY_JACOBY_OFF_43 = "cAkOAAAAAAAE"
+"""The same with Jacoby off: player 1 rolled 4-3 (bit 66 = 1)."""
+MATCH_7_NEW = "cAngAAAAAAAE"
+"""A new 7-point match, player 1 to roll (bit 66 = 1, as in every match-play ID)."""
 
 # (field, width) from bit 0, written out independently of the module.
 LAYOUT = [
@@ -37,15 +45,20 @@ LAYOUT = [
     ("match_length", 15),
     ("score0", 15),
     ("score1", 15),
+    ("no_jacoby", 1),
 ]
 
 
-def pack(**values: int) -> str:
-    """A Match ID from raw field values (missing fields 0), packed by hand."""
+def pack(extra_bits: int = 0, **values: int) -> str:
+    """A Match ID from raw field values (missing fields 0), packed by hand.
+
+    extra_bits: OR-ed into the 72-bit key as is (to set bits past bit 66).
+    """
     key, bit = 0, 0
     for name, width in LAYOUT:
         key |= int(values.get(name, 0)) << bit
         bit += width
+    key |= extra_bits
     return base64.b64encode(key.to_bytes(9, "little")).decode()
 
 
@@ -120,7 +133,10 @@ def test_every_field_lands_on_its_bits():
         ("cAkAAAAAAAA", "12 characters, got 11"),
         ("cAkAAAAAAAAA=", "12 characters, got 13"),
         ("cAkAAAAA*AAA", "base64 alphabet"),
-        ("cAkAAAAAAAAE", "past bit 65"),
+        ("cAkAAAAAAAAI", "1-bits past bit 66 (bits 67-71 must be 0)"),
+        ("cAkAAAAAAAAM", "1-bits past bit 66"),
+        (pack(cube_owner=3, game_state=1, extra_bits=1 << 71), "1-bits past bit 66"),
+        (pack(cube_owner=3, game_state=1, no_jacoby=1, extra_bits=1 << 67), "past bit 66"),
         (pack(cube_owner=2, game_state=1), "cube owner 2"),
         (pack(cube_owner=3, game_state=5), "game state 5"),
         (pack(cube_owner=3, game_state=1, die1=7, die2=2), "die 7 is out of range"),
@@ -230,3 +246,78 @@ def test_malformed_pairs(text, fragment):
 def test_positions_a_match_id_cannot_hold(changes, fragment):
     with pytest.raises(FormatError, match=re.escape(fragment)):
         position_to_gnubg(Position(**changes))
+
+
+# ------------------------------------------------- bit 66: Jacoby not in effect
+
+
+def test_gnubg_new_seven_point_match_is_read():
+    position = position_from_gnubg(f"{START_ID}:{MATCH_7_NEW}")
+    assert np.array_equal(position.board, starting_board())
+    assert position.match_length == 7 and (position.mover_score, position.opponent_score) == (0, 0)
+    assert position.mover_seat == 1 and position.dice is None and not position.crawford
+    assert position.jacoby is False
+    assert decode_match_id(MATCH_7_NEW).no_jacoby is True
+    assert position_to_gnubg(position) == f"{START_ID}:{MATCH_7_NEW}"
+
+
+@pytest.mark.parametrize(
+    ("text", "jacoby", "dice"),
+    [(MONEY_JACOBY_ON_42, True, (4, 2)), (MONEY_JACOBY_OFF_43, False, (4, 3))],
+)
+def test_gnubg_money_ids_carry_the_jacoby_rule(text, jacoby, dice):
+    match = decode_match_id(text)
+    assert match.no_jacoby is (not jacoby)
+    assert match.match_length == 0 and match.dice == dice and match.player_on_roll == 1
+    assert encode_match_id(match) == text
+    position = position_from_gnubg(f"{START_ID}:{text}")
+    assert position.is_money and position.jacoby is jacoby and position.dice == dice
+    assert position_to_gnubg(position) == f"{START_ID}:{text}"
+
+
+@pytest.mark.parametrize("jacoby", [True, False])
+@pytest.mark.parametrize("seat", [0, 1])
+def test_money_positions_round_trip_with_either_value_of_bit_66(jacoby, seat):
+    position = Position(jacoby=jacoby, mover_seat=seat, dice=(6, 5), cube_value=2)
+    text = position_to_gnubg(position)
+    assert decode_match_id(text.split(":")[1]).no_jacoby is (not jacoby)
+    assert position_from_gnubg(text) == position
+
+
+@pytest.mark.parametrize("no_jacoby", [True, False])
+def test_match_id_fields_round_trip_with_either_value_of_bit_66(no_jacoby):
+    text = pack(cube_owner=3, game_state=1, no_jacoby=int(no_jacoby))
+    assert decode_match_id(text).no_jacoby is no_jacoby
+    assert encode_match_id(decode_match_id(text)) == text
+    match = MatchId(no_jacoby=no_jacoby, match_length=5, score0=1)
+    assert decode_match_id(encode_match_id(match)) == match
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        dict(match_length=7),
+        dict(match_length=7, jacoby=True),  # Jacoby never applies in a match
+        dict(match_length=3, mover_score=2, crawford=True),
+        dict(match_length=5, mover_score=1, opponent_score=3, dice=(3, 1)),
+    ],
+)
+def test_match_play_ids_are_always_written_with_bit_66_set(changes):
+    position = Position(**changes)
+    text = position_to_gnubg(position).split(":")[1]
+    assert decode_match_id(text).no_jacoby is True
+    assert text[-1] in "EFGH"  # the last character holds key bits 64-69; 66 set, 67-69 clear
+    assert position_from_gnubg(f"{START_ID}:{text}").jacoby is False
+
+
+def test_match_play_id_without_bit_66_from_an_older_program_is_read():
+    text = pack(cube_owner=3, game_state=1, player_on_roll=1, player_on_turn=1, match_length=7)
+    assert text == "cAngAAAAAAAA"
+    position = position_from_gnubg(f"{START_ID}:{text}")
+    assert position.match_length == 7 and position.jacoby is False
+    assert position_to_gnubg(position) == f"{START_ID}:{MATCH_7_NEW}"  # written as GNU Bg does
+
+
+def test_bit_66_must_be_a_bool():
+    with pytest.raises(FormatError, match="no_jacoby must be a bool"):
+        encode_match_id(MatchId(no_jacoby=2))  # type: ignore[arg-type]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from tdgammon.engine.formats.parse import format_ids, parse_position
 from tdgammon.engine.rules.board import starting_board
-from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.engine.rules.errors import FormatError, InvalidBoardError, TdgammonError
 from tdgammon.engine.rules.position import Position
 
 from .test_fibs import FIBS_EXAMPLE
@@ -53,9 +53,12 @@ def test_format_ids_keys():
     ids = format_ids(Position(mover_seat=1))
     assert ids == {
         "position_id": "4HPwATDgc/ABMA",
-        "match_id": "cAkAAAAAAAAA",
+        "match_id": "cAkAAAAAAAAE",  # bit 66 set: money play without Jacoby
         "xgid": "XGID=-b----E-C---eE---c-e----B-:0:0:-1:00:0:0:0:0:10",
     }
+    jacoby = format_ids(Position(mover_seat=1, jacoby=True))
+    assert jacoby["match_id"] == "cAkAAAAAAAAA"
+    assert jacoby["xgid"] == "XGID=-b----E-C---eE---c-e----B-:0:0:-1:00:0:0:1:0:10"
 
 
 @pytest.mark.parametrize(
@@ -89,3 +92,21 @@ def test_malformed_input_gets_its_formats_error(text, fragment):
 def test_non_strings(value):
     with pytest.raises(FormatError, match="must be a string"):
         parse_position(value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AAAAAAAAAAAAAA",
+        "AAAAAAAAAAAAAA:cAkAAAAAAAAA",
+        "AAAAAAAAAAAAAA:cAngAAAAAAAE",
+        "XGID=--------------------------:0:0:1:52:0:0:0:0:10",
+        "--------------------------:0:0:-1:00:0:0:0:0:10",
+        "board:You:Them:9999:0:0:"
+        + ":".join(["0"] * 26)
+        + ":1:3:1:0:0:1:1:1:0:1:-1:0:25:15:15:0:0:0:0:0:0",
+    ],
+)
+def test_every_format_refuses_a_board_where_both_players_are_off(text):
+    with pytest.raises(InvalidBoardError, match="both players have borne off all their checkers"):
+        parse_position(text)

@@ -88,10 +88,28 @@ def test_bars_and_off_round_trip():
     assert np.array_equal(decode_position_id(encode_position_id(board)), board)
 
 
-def test_empty_board_everyone_off():
-    board = decode_position_id("AAAAAAAAAAAAAA")
-    assert board[MOVER_OFF] == 15 and board[OPPONENT_OFF] == -15
-    assert encode_position_id(board) == "AAAAAAAAAAAAAA"
+BOTH_OFF = "both players have borne off all their checkers"
+
+
+def test_empty_board_both_players_off_is_refused():
+    with pytest.raises(InvalidBoardError, match=f"Position ID 'AAAAAAAAAAAAAA': {BOTH_OFF}"):
+        decode_position_id("AAAAAAAAAAAAAA")
+    with pytest.raises(InvalidBoardError, match=BOTH_OFF):
+        decode_position_id("AAAAAAAAAAAAAA", checkers_per_side=3)  # Hypergammon too
+    board = np.zeros(30, dtype=np.int8)
+    board[MOVER_OFF], board[OPPONENT_OFF] = 15, -15
+    with pytest.raises(InvalidBoardError, match=BOTH_OFF):
+        encode_position_id(board)
+
+
+@pytest.mark.parametrize("mover_off", [True, False])
+def test_one_player_borne_off_is_a_finished_game_and_reads(mover_off):
+    mover, opponent = ({}, {6: 2, 1: 1}) if mover_off else ({3: 4}, {})
+    board = board_from_points(mover, opponent)
+    text = encode_position_id(board)
+    assert np.array_equal(decode_position_id(text), board)
+    assert bool(board[MOVER_OFF] == 15) == mover_off
+    assert bool(board[OPPONENT_OFF] == -15) == (not mover_off)
 
 
 def test_surrounding_whitespace_is_ignored():

@@ -22,7 +22,14 @@ from tdgammon.engine.formats import (
     position_to_gnubg,
     position_to_xgid,
 )
-from tdgammon.engine.rules.board import BOARD_SIZE, MOVER_BAR, OPPONENT_BAR, OPPONENT_OFF, flip
+from tdgammon.engine.rules.board import (
+    BOARD_SIZE,
+    MOVER_BAR,
+    MOVER_OFF,
+    OPPONENT_BAR,
+    OPPONENT_OFF,
+    flip,
+)
 from tdgammon.engine.rules.errors import TdgammonError
 from tdgammon.engine.rules.position import CUBE_OWNERS, Position
 
@@ -39,7 +46,10 @@ FAST = settings(
 
 @st.composite
 def boards(draw) -> np.ndarray:
-    """A random valid ``(30,) int8`` board, mover's view, 15 checkers a side."""
+    """A random valid ``(30,) int8`` board, mover's view, 15 checkers a side.
+
+    One side may have borne off every checker (a finished game), never both.
+    """
     board = np.zeros(BOARD_SIZE, dtype=np.int64)
     # Mover: each checker goes off (0), onto a point (1..24) or the bar (25).
     for place in draw(st.lists(st.integers(0, 25), min_size=15, max_size=15)):
@@ -47,6 +57,10 @@ def boards(draw) -> np.ndarray:
     free = [OPPONENT_OFF, OPPONENT_BAR] + [p for p in range(1, 25) if board[p] == 0]
     for place in draw(st.lists(st.sampled_from(free), min_size=15, max_size=15)):
         board[place] -= 1
+    if board[MOVER_OFF] == 15 and board[OPPONENT_OFF] == -15:
+        # Both sides borne off cannot occur (validate refuses it): one opponent checker stays.
+        board[OPPONENT_OFF] += 1
+        board[draw(st.integers(1, 24))] -= 1
     return board.astype(np.int8)
 
 
@@ -103,6 +117,7 @@ def gnubg_positions(draw) -> Position:
     return Position(
         **fields,
         cube_value=1 << draw(st.integers(0, 10)),
+        jacoby=fields["match_length"] == 0 and draw(st.booleans()),
         game_state=draw(st.integers(0, 4)),
         resign_offered=draw(st.integers(0, 3)),
         decision_swapped=draw(st.booleans()),
@@ -125,6 +140,7 @@ def match_ids(draw) -> MatchId:
         match_length=ctx["match_length"],
         score0=ctx["mover_score"],
         score1=ctx["opponent_score"],
+        no_jacoby=draw(st.booleans()),  # bit 66: any value in money or match play
     )
 
 
@@ -206,6 +222,7 @@ def test_format_ids_agree_with_each_other(position):
     assert np.array_equal(from_xgid.board, position.board)
     assert from_gnubg.mover_seat == from_xgid.mover_seat == position.mover_seat
     assert from_gnubg.dice == from_xgid.dice == position.dice
+    assert from_gnubg.jacoby == from_xgid.jacoby == position.jacoby
 
 
 @FAST

@@ -167,3 +167,16 @@ def test_positions_an_xgid_cannot_hold(changes, fragment):
 def test_invalid_board_in_position_is_rejected_at_construction():
     with pytest.raises(InvalidBoardError):
         Position(board=np.zeros(30, dtype=np.int8))
+
+
+@pytest.mark.parametrize("turn", [1, -1])
+def test_empty_board_both_players_off_is_refused(turn):
+    with pytest.raises(InvalidBoardError, match="both players have borne off all their checkers"):
+        position_from_xgid(xgid(board="-" * 26, turn=turn))
+
+
+def test_one_player_borne_off_is_a_finished_game_and_reads():
+    board = "-" * 19 + "bc" + "-" * 5  # bottom all off; top 2 and 3 on its 6- and 5-points
+    position = position_from_xgid(xgid(board=board))
+    assert position.board[0] == 15 and position.board[27] == -10
+    assert position_to_xgid(position) == xgid(board=board)
