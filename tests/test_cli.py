@@ -149,3 +149,48 @@ def test_bench_movegen_reports_every_batch_size(capsys):
         ("reference", 1),
     ]
     assert all(r["plays"] > 0 and r["plays_per_second"] > 0 for r in rows)
+
+
+# ------------------------------------------------------------ internal errors and --debug
+
+
+@pytest.fixture
+def broken_show(monkeypatch):
+    """``tdgammon show`` hits a bug: a RuntimeError, not a TdgammonError."""
+    from tdgammon.engine.interfaces import cli_positions
+
+    def cmd_show(args):
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(cli_positions, "cmd_show", cmd_show)
+    monkeypatch.delenv("TDGAMMON_DEBUG", raising=False)
+
+
+def test_internal_error_is_one_line_status_3_and_names_the_debug_flag(capsys, broken_show):
+    status, _, err = run(capsys, "show", START_XGID)
+    assert status == 3 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("tdgammon: internal error (please report it): RuntimeError: boom")
+    assert "run with --debug for the traceback" in err
+
+
+def test_debug_flag_shows_the_traceback(capsys, broken_show):
+    status, _, err = run(capsys, "--debug", "show", START_XGID)
+    assert status == 3 and "Traceback" in err and "cmd_show" in err
+    assert err.rstrip("\n").splitlines()[-1].startswith("tdgammon: internal error")
+    # the flag is per run: the next run without it prints one line again
+    status, _, err = run(capsys, "show", START_XGID)
+    assert status == 3 and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_debug_environment_variable_does_the_same(capsys, broken_show, monkeypatch):
+    monkeypatch.setenv("TDGAMMON_DEBUG", "1")
+    status, _, err = run(capsys, "show", START_XGID)
+    assert status == 3 and "Traceback" in err and "--debug for" not in err
+
+
+def test_debug_flag_does_not_change_bad_input_errors(capsys):
+    status, out, err = run(capsys, "--debug", "show", "garbage")
+    assert status == 2 and err.startswith("tdgammon: error: ") and "Traceback" not in err
+    from tdgammon.engine.interfaces.cli import build_parser
+
+    assert "--debug" in build_parser().format_help()

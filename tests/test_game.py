@@ -395,3 +395,39 @@ def test_position_is_seen_from_the_player_on_turn():
     assert np.array_equal(flip(game.board_of(0)), game.board)
     game.double()
     assert game.position().double_offered
+
+
+# ------------------------------------------------------------ play_text: the order kept
+
+
+def test_play_text_keeps_the_written_order_when_it_can_be_played():
+    game = started()
+    game.roll((5, 2))
+    assert game.play_text("13/11 13/8") == ((13, 11), (13, 8))
+
+
+def test_play_text_written_in_an_unplayable_order_uses_the_generator_order():
+    game, same = started(), started()
+    game.roll((5, 2))
+    same.roll((5, 2))
+    same.play([(13, 11), (11, 6)])
+    # 11/6 first is impossible (no checker on 11 yet): the play is still legal
+    pairs = game.play_text("11/6 13/11")
+    assert pairs != ((11, 6), (13, 11)) and sorted(pairs)[-1][0] == 13
+    assert np.array_equal(game.board, same.board) and game.phase == TO_ROLL
+
+
+def test_play_text_does_not_swallow_an_error_after_matching(monkeypatch):
+    """An error while keeping the written order is a bug: it surfaces (it used to be
+    caught and ignored with the control-flow exception)."""
+    from tdgammon.engine.formats import notation
+    from tdgammon.engine.rules.errors import FormatError
+
+    def broken(text, variant=None):
+        raise FormatError("parse_move broke")
+
+    game = started()
+    game.roll((5, 2))
+    monkeypatch.setattr(notation, "parse_move", broken)
+    with pytest.raises(FormatError, match="parse_move broke"):
+        game.play_text("13/11 13/8")

@@ -33,9 +33,10 @@ from tdgammon.engine.rules.position import Position
 REPO = Path(__file__).resolve().parents[1]
 
 
-def session(lines: list[str], evaluator=None) -> list[str]:
-    """Run the engine on ``lines``; return what it wrote, line by line."""
-    engine = UbgiEngine(CubeAgent(evaluator or PipCountEvaluator(), plies=0))
+def session(lines: list[str], evaluator=None, err: io.StringIO | None = None) -> list[str]:
+    """Run the engine on ``lines``; return what it wrote, line by line (the reasons
+    of its ``sorry`` answers go to ``err``)."""
+    engine = UbgiEngine(CubeAgent(evaluator or PipCountEvaluator(), plies=0), err=err)
     out = io.StringIO()
     assert engine.run(iter(line + "\n" for line in lines), out) == 0
     return out.getvalue().split("\n")[:-1]
@@ -128,14 +129,51 @@ def test_cube_decisions():
     assert session([money.replace(":00:", ":B:")]) == ["sorry"]
 
 
-def test_never_dies_on_an_internal_error():
-    class Broken:
-        name = "broken"
+def test_a_bad_line_is_sorry_with_the_reason_on_stderr():
+    err = io.StringIO()
+    beaver = xgid().replace(":00:", ":B:")
+    finished = xgid(board_from_points({}, {6: 15}), cube_value=1)
+    lines = ["XGID=garbage", "nonsense", beaver, finished, "ubgi"]
+    out = session(lines, err=err)
+    assert out[:4] == ["sorry"] * 4 and out[4] == "id name tdgammon"
+    reasons = err.getvalue().splitlines()
+    assert len(reasons) == 4 and all(r.startswith("ubgi: sorry: ") for r in reasons)
+    assert "XGID" in reasons[0] and "'nonsense'" in reasons[1]
+    assert "beaver" in reasons[2] and "over" in reasons[3]
 
-        def evaluate(self, boards):
-            raise RuntimeError("boom")
 
-    assert session([xgid(), "ubgi"], Broken())[0] == "sorry"
+class Broken:
+    name = "broken"
+
+    def evaluate(self, boards):
+        raise RuntimeError("boom")
+
+
+def test_an_internal_error_is_not_answered_sorry():
+    """A bug is not bad input: it propagates instead of being hidden behind ``sorry``."""
+    err = io.StringIO()
+    with pytest.raises(RuntimeError, match="boom"):
+        session([xgid(), "ubgi"], Broken(), err=err)
+    assert err.getvalue() == ""
+
+
+def test_cli_ubgi_internal_error_exits_3_with_one_line(monkeypatch, capsys):
+    from tdgammon.engine.interfaces import cli_analysis
+    from tdgammon.engine.interfaces.cli import main
+
+    monkeypatch.setattr(cli_analysis, "load_search", lambda model=None: Broken())
+    monkeypatch.setattr("sys.stdin", io.StringIO("XGID=garbage\n" + xgid() + "\nubgi\n"))
+    monkeypatch.delenv("TDGAMMON_DEBUG", raising=False)
+    status = main(["ubgi"])
+    out, err = capsys.readouterr()
+    assert status == 3 and out == "sorry\n"  # answered up to the bug, then stopped
+    first, second = err.splitlines()
+    assert first.startswith("ubgi: sorry: ")
+    assert second.startswith("tdgammon: internal error (please report it): RuntimeError: boom")
+    assert "--debug" in second and "Traceback" not in err
+    monkeypatch.setattr("sys.stdin", io.StringIO(xgid() + "\n"))
+    assert main(["--debug", "ubgi"]) == 3
+    assert "Traceback" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------- the pipe
@@ -223,7 +261,7 @@ def test_full_game_through_the_pipe(tiny_model):
     try:
         hello = pipe.ask("ubgi", 4)
         assert hello[0] == "id name tdgammon" and hello[3] == "readyok"
-        assert pipe.ask("nonsense") == ["sorry"]
+        assert pipe.ask("nonsense") == ["sorry"]  # and the reason on stderr
         finished_by_bear_off = False
         cube_answers = 0
         for seed in range(6):
@@ -240,5 +278,7 @@ def test_full_game_through_the_pipe(tiny_model):
     finally:
         if pipe.process.poll() is None:
             pipe.process.kill()
-    assert pipe.process.stderr.read() == ""
+    assert pipe.process.stderr.read().splitlines() == [
+        "ubgi: sorry: 'nonsense' is not an XGID, GNU Backgammon ID or FIBS board"
+    ]
     assert time.perf_counter() - start < 60

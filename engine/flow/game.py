@@ -78,7 +78,7 @@ from tdgammon.engine.rules.board import (
     flip,
     validate,
 )
-from tdgammon.engine.rules.errors import RuleError, TdgammonError
+from tdgammon.engine.rules.errors import FormatError, RuleError, TdgammonError
 from tdgammon.engine.rules.outcome import (
     BACKGAMMON,
     GAMMON,
@@ -160,7 +160,7 @@ class GameSettings:
         """Raise RuleError for settings that contradict each other or docs/rules.md."""
         try:
             rules = self.rules
-        except TdgammonError as error:
+        except FormatError as error:  # an unknown variant name: a setting the rules refuse
             raise RuleError(str(error)) from None
         if not rules.cube:
             for name, on in (
@@ -572,7 +572,8 @@ class Game:
         return d
 
     def double(self, seat: int | None = None) -> None:
-        """docs/rules.md 5: "A double is offered only at the start of one's own turn, before rolling"."""
+        """docs/rules.md 5: "A double is offered only at the start of one's own turn,
+        before rolling"."""
         self._require_seat(seat)
         reason = self.double_refusal()
         if reason:
@@ -718,16 +719,15 @@ class Game:
         # Keep the pairs as written when they make the same board: a record
         # written and read back is then identical. (Not for the Acey-Deucey
         # 1-2: its record needs the 1 and the 2 first, as match_move gives them.)
-        try:
-            if play.named_double:
-                raise TdgammonError("keep the play order")
+        # match_move has read the text already, so parse_move cannot fail here. The
+        # written order may not be playable pair by pair (a reason, not a board):
+        # then the generator's order is kept.
+        if not play.named_double:
             written = tuple((int(a), int(b)) for a, b in parse_move(text, variant=self.variant))
-            if len(written) <= len(pairs) and np.array_equal(
-                apply_moves(self.board, written)[0], after
-            ):
-                pairs = written
-        except TdgammonError:
-            pass
+            if len(written) <= len(pairs):
+                moved = _move_checkers(self.board, written)
+                if not isinstance(moved, str) and np.array_equal(moved[0], after):
+                    pairs = written
         self._finish_play(after, pairs, play.named_double, play.extra_roll)
         return pairs
 
@@ -917,6 +917,15 @@ def apply_moves(board: np.ndarray, pairs) -> tuple[np.ndarray, tuple[bool, ...]]
     dice. Returns the board after (``int8``) and, per pair, whether it hit.
     Raises RuleError.
     """
+    moved = _move_checkers(board, pairs)
+    if isinstance(moved, str):
+        raise RuleError(moved)
+    return moved
+
+
+def _move_checkers(board: np.ndarray, pairs) -> tuple[np.ndarray, tuple[bool, ...]] | str:
+    """``apply_moves`` that returns, instead of raising, the reason (a ``str``) when a
+    pair cannot be made. Malformed pairs still raise RuleError (``_check_pairs``)."""
     b = np.asarray(board).astype(np.int64).copy()
     hits = []
     for a, t in _check_pairs(pairs):
@@ -928,9 +937,9 @@ def apply_moves(board: np.ndarray, pairs) -> tuple[np.ndarray, tuple[bool, ...]]
                 if a == MOVER_BAR
                 else f"on point {a}"
             )
-            raise RuleError(f"{_point(a)}/{_point(t)}: you have no checker {where}")
+            return f"{_point(a)}/{_point(t)}: you have no checker {where}"
         if t != MOVER_OFF and b[t] <= -2:
-            raise RuleError(f"{_point(a)}/{_point(t)}: point {t} is held by your opponent")
+            return f"{_point(a)}/{_point(t)}: point {t} is held by your opponent"
         b[a] -= 1
         hit = t != MOVER_OFF and b[t] == -1
         if hit:

@@ -10,9 +10,12 @@ here, the one place where the interface layer reaches the training package,
 and must keep heavy imports (torch) inside their functions.
 
 Every bad input ends in one line on stderr, ``tdgammon: error: <what is
-wrong>``, and exit status 2; never a traceback. (Set TDGAMMON_DEBUG=1 to see
-the traceback of an internal error, which otherwise also prints one line and
-exits with status 3.)
+wrong>``, and exit status 2; never a traceback. Anything else that goes wrong
+is a bug: one line ``tdgammon: internal error (please report it): ...`` and
+exit status 3, with the traceback too under ``tdgammon --debug COMMAND`` (or
+TDGAMMON_DEBUG=1). ``debug_enabled()`` is that one switch; the interfaces
+(``ubgi``, the ``play`` session) let unexpected errors reach ``main`` rather
+than report them themselves.
 """
 
 from __future__ import annotations
@@ -22,11 +25,48 @@ import importlib
 import json
 import os
 import sys
+import traceback
 
 from tdgammon.engine.rules.errors import FormatError, TdgammonError
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+DEBUG_ENV = "TDGAMMON_DEBUG"
+
+_debug_option = False
+"""``--debug`` was given to the running ``main`` (see ``debug_enabled``)."""
+
+
+def debug_enabled() -> bool:
+    """Show the traceback of an internal error: ``tdgammon --debug`` or TDGAMMON_DEBUG
+    set to anything but empty or 0."""
+    return _debug_option or os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+def _debug_requested(argv: list[str]) -> bool:
+    """``--debug`` among the global options, before the sub-command (known before
+    parsing, so that an error while building the parser shows its traceback too)."""
+    for arg in argv:
+        if arg == "--debug":
+            return True
+        if not arg.startswith("-"):
+            return False
+    return False
+
+
+def report_internal_error(error: BaseException) -> None:
+    """The one line of an internal error on stderr; the traceback first when debugging."""
+    if debug_enabled():
+        traceback.print_exception(error, file=sys.stderr)
+        hint = ""
+    else:
+        hint = " (run with --debug for the traceback)"
+    detail = " ".join(str(error).split())
+    print(
+        f"tdgammon: internal error (please report it): {type(error).__name__}: {detail}{hint}",
+        file=sys.stderr,
+    )
+
 
 COMMAND_MODULES = [
     "tdgammon.engine.interfaces.cli_positions",
@@ -88,6 +128,11 @@ def bench_movegen_command(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tdgammon", description="tdgammon: a backgammon engine and AI.")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help=f"show the traceback of an internal error (as {DEBUG_ENV}=1); before the command",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
     bench_targets = {"movegen": bench_movegen_command}
@@ -121,9 +166,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tdgammon`` console script; returns the exit status."""
+    global _debug_option
+    argv = sys.argv[1:] if argv is None else list(argv)
+    _debug_option = _debug_requested(argv)
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        _debug_option = _debug_option or args.debug
         return args.run(args)
     except (UsageError, TdgammonError) as error:
         print(f"tdgammon: error: {error}", file=sys.stderr)
@@ -133,13 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as error:  # noqa: BLE001 - the last line of defence: no tracebacks
-        if os.environ.get("TDGAMMON_DEBUG"):
-            raise
-        print(
-            f"tdgammon: internal error (please report it): {type(error).__name__}: {error}",
-            file=sys.stderr,
-        )
+    except Exception as error:  # noqa: BLE001 - the last line of defence: a bug, reported
+        report_internal_error(error)
         return EXIT_INTERNAL
 
 

@@ -19,13 +19,17 @@ At each prompt a human may type (case does not matter):
 - ``resign [single|gammon|backgammon]`` (Acey-Deucey: ``resign N``, N
   points), ``board``, ``moves`` (list the legal plays), ``hint``,
   ``save [FILE]``, ``help``, ``quit``. ``hint`` ranks the plays with the
-  shipped network (``tdgammon.engine.interfaces.cli_analysis``) when one ships, else with pubeval.
+  shipped network (``tdgammon.engine.interfaces.cli_analysis``); when the variant has
+  none, or its file cannot be read, it says so and shows pubeval's ranking instead.
 
 A bad line gets a one-line explanation and the same prompt again; the state
-never changes on a refused action. The end of input (or Ctrl-C) saves the
-match (when a file is set) and ends the session. A human whose cube is not
-available rolls automatically, and a roll that cannot be played passes
-automatically, as in GNU Backgammon.
+never changes on a refused action. Only ``TdgammonError`` (bad input, a refused
+action, a missing model) is reported that way: any other exception is a bug and
+propagates (after the match is saved), so ``tdgammon play`` ends with the CLI's
+internal-error line (the traceback under ``tdgammon --debug play``). The end of
+input (or Ctrl-C) saves the match (when a file is set) and ends the session. A
+human whose cube is not available rolls automatically, and a roll that cannot be
+played passes automatically, as in GNU Backgammon.
 """
 
 from __future__ import annotations
@@ -390,13 +394,15 @@ class TerminalSession:
     def _hint(self, game: Game) -> str:
         if game.phase != TO_MOVE:
             return "  hint is for moves: roll first"
-        try:
-            from tdgammon.engine.analysis.reports import load_search
+        from tdgammon.engine.analysis.reports import load_search
 
+        try:
             search = load_search(variant=game.variant.name)
-            plays = search.analyse(game.board, game.dice, HINT_PLIES)
-        except Exception:  # noqa: BLE001 - no torch or no shipped model for the variant
-            plays = None
+        except TdgammonError as error:  # no shipped network for the variant, or a bad file
+            return self._pubeval_hint(game, str(error))
+        # Anything else (here or in the search) is a bug: it ends the session with
+        # the CLI's internal-error line, not a quiet switch to pubeval.
+        plays = search.analyse(game.board, game.dice, HINT_PLIES)
         if plays:
             units = " in stakes" if game.variant.scoring == SCORING_CHECKERS_LEFT else ""
             lines = [f"  best plays ({search.name}, {HINT_PLIES}-ply, equity{units}):"]
@@ -408,7 +414,10 @@ class TerminalSession:
                     f"  ({play.equity - plays[0].equity:+.3f}{extra})"
                 )
             return "\n".join(lines)
-        # Fallback: pubeval's favourite plays (no analysis module yet).
+        return "  no play to hint: nothing can be played"
+
+    def _pubeval_hint(self, game: Game, reason: str) -> str:
+        """pubeval's favourite plays, after saying why there is no network hint."""
         from tdgammon.engine.players.agents import has_contact
         from tdgammon.engine.players.pubeval import score
 
@@ -416,7 +425,10 @@ class TerminalSession:
         race = np.full(len(legal), not bool(has_contact(game.board[None, :])[0]))
         scores = score(legal.boards, race)
         order = np.argsort(-scores, kind="stable")[:5]
-        lines = ["  pubeval's top plays (no shipped network for a real hint):"]
+        lines = [
+            f"  no network hint: {' '.join(reason.split())}",
+            "  pubeval's top plays instead (a weak bot; only a guide):",
+        ]
         for rank, row in enumerate(order, 1):
             pairs = [(int(a), int(b)) for a, b in legal.moves[row] if a >= 0]
             lines.append(

@@ -27,9 +27,14 @@ A position is an XGID (prefix optional) or a FIBS board string
 (``tdgammon.engine.formats.parse.parse_position``; GNU Backgammon IDs are accepted
 too). A position that cannot be read, or one that asks for something the
 protocol has no answer for (a beaver or raccoon already on the table, XGID
-dice ``B``/``R``; a finished game before rolling) gets ``sorry``; the engine
-never dies on a bad line. Positions are answered whether or not the ``ubgi``
-handshake came first.
+dice ``B``/``R``; a finished game before rolling) gets ``sorry`` on stdout and
+the reason, one line ``ubgi: sorry: <why>``, on stderr; the engine never dies
+on a bad line (bad input raises ``TdgammonError``). Any other exception is a
+bug: it is not answered but propagates, so ``tdgammon ubgi`` stops with the
+CLI's "internal error" line and exit status 3 (the traceback under
+``tdgammon --debug ubgi``), rather than going on with answers from an engine
+in an unknown state and a ``sorry`` the controller could not tell from bad
+input. Positions are answered whether or not the ``ubgi`` handshake came first.
 
 Decisions come from ``tdgammon.engine.cube.agent.CubeAgent`` (plays at ``plies``
 with move filters; cube actions by ``tdgammon.engine.cube.theory.cube_decision`` on the
@@ -38,7 +43,9 @@ n-ply cubeless probabilities).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
+from importlib.metadata import PackageNotFoundError, version
 from typing import TextIO
 
 import numpy as np
@@ -57,10 +64,8 @@ SORRY = "sorry"
 def engine_version() -> str:
     """The installed package version (``0`` when not installed)."""
     try:
-        from importlib.metadata import version
-
         return version("tdgammon")
-    except Exception:  # noqa: BLE001 - any metadata problem: an unknown version
+    except PackageNotFoundError:
         return "0"
 
 
@@ -69,11 +74,20 @@ class UbgiEngine:
 
     ``answer(line) -> list[str]``: the lines to write (possibly none, or one
     empty line for "no legal move"). ``quit_requested`` turns True on ``quit``.
+    The reason of each ``sorry`` goes to ``err`` (default: ``sys.stderr``).
     """
 
-    def __init__(self, agent: CubeAgent) -> None:
+    def __init__(self, agent: CubeAgent, err: TextIO | None = None) -> None:
         self.agent = agent
+        self.err = err
         self.quit_requested = False
+
+    def _sorry(self, reason: str) -> str:
+        """``sorry``, after writing why on one line of ``err``."""
+        err = self.err if self.err is not None else sys.stderr
+        err.write(f"ubgi: sorry: {' '.join(reason.split())}\n")
+        err.flush()
+        return SORRY
 
     def answer(self, line: str) -> list[str]:
         text = line.strip()
@@ -96,14 +110,14 @@ class UbgiEngine:
             return []
         try:
             return [self._position_answer(text)]
-        except TdgammonError:
-            return [SORRY]
+        except TdgammonError as error:  # bad input; anything else is a bug and propagates
+            return [self._sorry(str(error))]
 
     def _position_answer(self, text: str) -> str:
         position = parse_position(text)
         if position.double_offered:
             if position.beaver_stage != 0:
-                return SORRY
+                return self._sorry("a beaver or raccoon is on the table: UBGI has no answer")
             return self.agent.decide_take(position)
         if position.dice is None:
             board = position.board
@@ -111,7 +125,7 @@ class UbgiEngine:
                 board[MOVER_OFF] == CHECKERS_PER_SIDE or -board[OPPONENT_OFF] == CHECKERS_PER_SIDE
             )
             if over:
-                return SORRY
+                return self._sorry("the game is over: there is nothing to decide")
             return "double" if self.agent.decide_double(position) else "roll"
         moves = generate_moves(position.board[None, :], np.array([position.dice], dtype=np.int8))
         if moves.is_pass().all():
@@ -123,12 +137,11 @@ class UbgiEngine:
         return format_move_plain(pairs)
 
     def run(self, lines: Iterable[str], out: TextIO) -> int:
-        """Answer every line of ``lines`` on ``out`` until ``quit`` or end of input; returns 0."""
+        """Answer every line of ``lines`` on ``out`` until ``quit`` or end of input; returns 0.
+
+        A bad line is answered ``sorry``; an unexpected exception propagates."""
         for line in lines:
-            try:
-                replies = self.answer(line)
-            except Exception:  # noqa: BLE001 - the engine never dies on a bad line
-                replies = [SORRY]
+            replies = self.answer(line)
             for reply in replies:
                 out.write(reply + "\n")
             out.flush()
