@@ -23,7 +23,8 @@ from tdgammon.engine.flow.game import (
     Game,
     GameSettings,
 )
-from tdgammon.engine.formats.notation import match_move, parse_move
+from tdgammon.engine.formats.move_matching import match_move
+from tdgammon.engine.formats.notation import parse_move
 from tdgammon.engine.formats.xgid import position_to_xgid
 from tdgammon.engine.interfaces.ubgi import UbgiEngine
 from tdgammon.engine.movegen.reference import legal_plays

@@ -16,7 +16,8 @@ from tdgammon.engine.display.render import render_board
 from tdgammon.engine.flow.game import OPENING, OVER, TO_MOVE, TO_ROLL, Game, GameSettings
 from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.flow.matfile import format_mat, load_mat, position_ids, read_mat
-from tdgammon.engine.formats.notation import format_move, match_move, parse_move
+from tdgammon.engine.formats.move_matching import match_move
+from tdgammon.engine.formats.notation import format_move, parse_move
 from tdgammon.engine.interfaces.cli import main
 from tdgammon.engine.players.agents import PubevalAgent, RandomAgent
 from tdgammon.engine.players.cube_actions import bot_step, play_match

@@ -58,8 +58,9 @@ Decisions where docs/rules.md is silent (GNU Backgammon's behaviour where it has
   played in full (``extra_roll``) the same player is to roll again instead of
   the turn passing.
 - A play is given as (from, to) pairs (``play``), as text (``play_text``,
-  docs/rules.md 8 notation through ``tdgammon.engine.formats.notation.match_move``) or as a row of
-  the legal plays (``play_row``, the fast path of bots). The empty play is
+  docs/rules.md 8 notation through
+  ``tdgammon.engine.formats.move_matching.match_move``) or as a row of the
+  legal plays (``play_row``, the fast path of bots). The empty play is
   accepted only when nothing can be played (docs/rules.md 2.6).
 """
 
@@ -706,10 +707,8 @@ class Game:
         Returns the (from, to) pairs played. IllegalMoveError / FormatError say
         why a text is refused; the state is then unchanged.
         """
-        from tdgammon.engine.formats.notation import (
-            match_move,
-            parse_move,
-        )  # pure Python rules code
+        from tdgammon.engine.formats.move_matching import match_move
+        from tdgammon.engine.formats.notation import parse_move
 
         self._require_phase(TO_MOVE, "move")
         self._require_seat(seat)
