@@ -34,9 +34,9 @@ SAMPLE_MATCH = Path(__file__).with_name("sample_real.mat")
 
 
 def shipped_curve_path() -> Path:
-    from tdgammon.models import SHIPPED_MODEL
+    from tdgammon.models import shipped_model
 
-    return SHIPPED_MODEL.with_suffix(".curve.json")
+    return shipped_model().with_suffix(".curve.json")
 
 
 def shipped_curve() -> dict:
@@ -129,7 +129,8 @@ def review_match(path: str | Path = SAMPLE_MATCH, plies: int = 0, search=None) -
     Forced and single-play rolls, and cube actions at scores where the cube
     is dead, are skipped.
     """
-    from tdgammon.engine.flow.game import ACT_DOUBLE, ACT_DROP, ACT_MOVE, ACT_TAKE, apply_moves
+    from tdgammon.engine.flow.checker_moves import apply_moves
+    from tdgammon.engine.flow.game import ACT_DOUBLE, ACT_DROP, ACT_MOVE, ACT_TAKE
     from tdgammon.engine.flow.matfile import load_mat, position_ids
     from tdgammon.engine.formats.notation import format_move
 

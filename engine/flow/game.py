@@ -70,16 +70,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from tdgammon.engine.flow.checker_moves import apply_moves, check_pairs, move_checkers
+from tdgammon.engine.formats.notation import point_name
 from tdgammon.engine.movegen.vectorized import MoveList, generate_moves
 from tdgammon.engine.rules.board import (
-    MOVER_BAR,
-    MOVER_HAND,
-    MOVER_OFF,
-    OPPONENT_BAR,
     flip,
     validate,
 )
-from tdgammon.engine.rules.errors import FormatError, RuleError, TdgammonError
+from tdgammon.engine.rules.errors import FormatError, RuleError
 from tdgammon.engine.rules.outcome import (
     BACKGAMMON,
     GAMMON,
@@ -645,7 +643,7 @@ class Game:
         """
         self._require_phase(TO_MOVE, "move")
         self._require_seat(seat)
-        pairs = _check_pairs(moves)
+        pairs = check_pairs(moves)
         legal = self.legal_moves()
         roll = f"{self.dice[0]}{self.dice[1]}"
         if not pairs:
@@ -679,7 +677,7 @@ class Game:
             named = int(named_double) if named_double else int(legal.named_double[row])
             self._finish_play(after, pairs, named, bool(legal.extra_roll[row]))
             return
-        text = " ".join(f"{_point(a)}/{_point(b)}" for a, b in pairs)
+        text = " ".join(f"{point_name(a)}/{point_name(b)}" for a, b in pairs)
         if not self.can_play():
             raise RuleError(f"{text} is not legal: nothing can be played with {roll}")
         raise RuleError(f"{text} is not a legal play of {roll}")
@@ -724,7 +722,7 @@ class Game:
         if not play.named_double:
             written = tuple((int(a), int(b)) for a, b in parse_move(text, variant=self.variant))
             if len(written) <= len(pairs):
-                moved = _move_checkers(self.board, written)
+                moved = move_checkers(self.board, written)
                 if not isinstance(moved, str) and np.array_equal(moved[0], after):
                     pairs = written
         self._finish_play(after, pairs, play.named_double, play.extra_roll)
@@ -869,16 +867,6 @@ def _roll_text(dice) -> str:
     return "" if dice is None else f"{dice[0]}{dice[1]}"
 
 
-def _point(p: int) -> str:
-    if p == MOVER_HAND:
-        return "hand"
-    return "bar" if p == MOVER_BAR else "off" if p == MOVER_OFF else str(p)
-
-
-MAX_PAIRS = 6
-"""Most (from, to) pairs of one play: the Acey-Deucey 1-2 (the 1, the 2, four of the double)."""
-
-
 def _pick_row(legal: MoveList, rows: list[int], pairs: tuple[Move, ...]) -> int:
     """Among legal rows with the same board: the one whose moves are ``pairs``,
     else one with the extra roll (Acey-Deucey), else the first."""
@@ -890,63 +878,6 @@ def _pick_row(legal: MoveList, rows: list[int], pairs: tuple[Move, ...]) -> int:
         if legal.extra_roll[row]:
             return row
     return rows[0]
-
-
-def _check_pairs(moves) -> tuple[Move, ...]:
-    try:
-        pairs = tuple((int(a), int(b)) for a, b in moves)
-    except (TypeError, ValueError):
-        raise RuleError(f"a play is a list of (from, to) pairs, got {moves!r}") from None
-    if len(pairs) > MAX_PAIRS:
-        raise RuleError(f"a play has at most {MAX_PAIRS} moves, got {len(pairs)}")
-    for a, b in pairs:
-        if not (1 <= a <= 25 or a == MOVER_HAND) or not 0 <= b <= 24 or (b >= a):
-            raise RuleError(
-                f"{_point(a) if 0 <= a <= 25 or a == MOVER_HAND else a}/{b}: a move goes from "
-                "28 (hand), 25 (bar) or a point 1-24 down to a lower point or 0 (off)"
-            )
-    return pairs
-
-
-def apply_moves(board: np.ndarray, pairs) -> tuple[np.ndarray, tuple[bool, ...]]:
-    """Move checkers one (from, to) pair at a time, hitting a blot where a pair lands.
-
-    board: ``(30,)`` mover's view. Checks only that each pair can physically be
-    made (a checker there, the landing point not held by two or more), not the
-    dice. Returns the board after (``int8``) and, per pair, whether it hit.
-    Raises RuleError.
-    """
-    moved = _move_checkers(board, pairs)
-    if isinstance(moved, str):
-        raise RuleError(moved)
-    return moved
-
-
-def _move_checkers(board: np.ndarray, pairs) -> tuple[np.ndarray, tuple[bool, ...]] | str:
-    """``apply_moves`` that returns, instead of raising, the reason (a ``str``) when a
-    pair cannot be made. Malformed pairs still raise RuleError (``_check_pairs``)."""
-    b = np.asarray(board).astype(np.int64).copy()
-    hits = []
-    for a, t in _check_pairs(pairs):
-        if b[a] <= 0:
-            where = (
-                "in hand"
-                if a == MOVER_HAND
-                else "on the bar"
-                if a == MOVER_BAR
-                else f"on point {a}"
-            )
-            return f"{_point(a)}/{_point(t)}: you have no checker {where}"
-        if t != MOVER_OFF and b[t] <= -2:
-            return f"{_point(a)}/{_point(t)}: point {t} is held by your opponent"
-        b[a] -= 1
-        hit = t != MOVER_OFF and b[t] == -1
-        if hit:
-            b[t] = 0
-            b[OPPONENT_BAR] -= 1
-        b[t] += 1
-        hits.append(hit)
-    return b.astype(np.int8), tuple(hits)
 
 
 __all__ = [
@@ -970,5 +901,4 @@ __all__ = [
     "RESIGNING",
     "TO_MOVE",
     "TO_ROLL",
-    "TdgammonError",
 ]

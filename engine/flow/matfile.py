@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from tdgammon.engine.flow.checker_moves import apply_moves
 from tdgammon.engine.flow.game import (
     ACT_ACCEPT,
     ACT_BEAVER,
@@ -79,7 +80,6 @@ from tdgammon.engine.flow.game import (
     OVER,
     TO_ROLL,
     Game,
-    apply_moves,
 )
 from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.formats.notation import point_name
