@@ -1,18 +1,20 @@
 """Networks, input encodings, presets and the shipped trained weights.
 
 ``models`` knows encodings and networks only: it never imports ``train``.
-The shipped model lives next to this file (``SHIPPED_MODEL``) with its model
-card; ``tdgammon.engine.evaluation.evaluator.default_evaluator()`` loads it.
+The shipped models live next to this file with their model cards;
+``shipped_model(variant)`` is the one place their paths are written, and
+``tdgammon.engine.evaluation.evaluator.default_evaluator(variant)`` the one
+place they are loaded.
 """
 
 from pathlib import Path
 
-SHIPPED_MODEL = Path(__file__).with_name("tdgammon-tesauro80.pt")
-"""The trained network every command uses by default (model card: same name, ``.md``)."""
+_STANDARD_FILE = "tdgammon-tesauro80.pt"
+"""The standard network every command uses by default (model card: same name, ``.md``)."""
 
 
 def shipped_model(variant: str = "standard") -> Path:
-    """The shipped model file of a variant (``tdgammon-<variant>.pt``; standard: SHIPPED_MODEL)."""
-    if variant == "standard":
-        return SHIPPED_MODEL
-    return Path(__file__).with_name(f"tdgammon-{variant}.pt")
+    """The shipped model file of a variant: standard ``tdgammon-tesauro80.pt``, any
+    other ``tdgammon-<variant>.pt`` (the path, whether or not the file exists)."""
+    name = _STANDARD_FILE if variant == "standard" else f"tdgammon-{variant}.pt"
+    return Path(__file__).with_name(name)

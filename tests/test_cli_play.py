@@ -169,3 +169,53 @@ def test_duplicate_pairs_share_dice():
     a.name, b.name = "a", "b"
     result = play_series(a, b, 2, MatchSettings(cube=False), seed=5)
     assert result.games == 2
+
+
+# ------------------------------------------------------------ hint without a network
+
+
+def _no_shipped_network(monkeypatch, path) -> None:
+    """The shipped standard network is ``path`` (missing or corrupt); no caches."""
+    from tdgammon.engine.analysis import reports
+    from tdgammon.engine.evaluation import evaluator
+
+    monkeypatch.setattr("tdgammon.models.shipped_model", lambda variant="standard": path)
+    monkeypatch.setattr(evaluator, "shipped_model", lambda variant="standard": path)
+    monkeypatch.setattr(reports, "_SEARCHES", {})
+    monkeypatch.setattr(evaluator, "_SHIPPED", {})
+
+
+HINT_ARGV = ["play", "--opponent", "random", "--seed", "2", "--cubeless", "--no-board"]
+
+
+def test_hint_says_why_when_the_model_is_missing(monkeypatch, capsys, tmp_path):
+    _no_shipped_network(monkeypatch, tmp_path / "missing.pt")
+    status, out, err = run_cli(monkeypatch, capsys, HINT_ARGV, "hint\nquit\n")
+    assert status == 0 and err == ""
+    assert "no network hint: " in out and "missing.pt is missing" in out
+    assert "pubeval's top plays instead" in out
+
+
+def test_hint_says_why_when_the_model_is_corrupt(monkeypatch, capsys, tmp_path):
+    corrupt = tmp_path / "corrupt.pt"
+    corrupt.write_bytes(b"not a model")
+    _no_shipped_network(monkeypatch, corrupt)
+    status, out, err = run_cli(monkeypatch, capsys, HINT_ARGV, "hint\nquit\n")
+    assert status == 0 and err == ""
+    assert "no network hint: " in out and "corrupt.pt: not a readable tdgammon model" in out
+
+
+def test_a_bug_in_hint_is_an_internal_error_not_pubeval(monkeypatch, capsys, tmp_path):
+    from tdgammon.engine.analysis import reports
+
+    def broken(model=None, variant="standard"):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(reports, "load_search", broken)
+    monkeypatch.delenv("TDGAMMON_DEBUG", raising=False)
+    path = tmp_path / "saved.mat"
+    argv = HINT_ARGV + ["--save", str(path)]
+    status, out, err = run_cli(monkeypatch, capsys, argv, "hint\nquit\n")
+    assert status == 3 and "pubeval" not in out
+    assert err.startswith("tdgammon: internal error (please report it): RuntimeError: boom")
+    assert "Match saved" in out and path.exists()  # the session still saved the match

@@ -7,15 +7,14 @@ import pytest
 from tdgammon.engine.evaluation.evaluator import (
     NetworkAgent,
     NetworkEvaluator,
-    best_rows,
     default_evaluator,
 )
 from tdgammon.engine.flow.random_play import random_game_positions
-from tdgammon.engine.movegen.vectorized import generate_moves
-from tdgammon.engine.players.agents import best_per_parent
+from tdgammon.engine.movegen.vectorized import best_rows, generate_moves
 from tdgammon.engine.rules.board import board_from_points, flip
+from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.outputs import equity, invert
-from tdgammon.models import SHIPPED_MODEL
+from tdgammon.models import shipped_model
 from tdgammon.models.network import PRESETS, build_network
 
 
@@ -62,14 +61,28 @@ def test_agent_takes_the_win_when_it_can(evaluator):
     assert moves.boards[row][0] == 15
 
 
-def test_best_rows_matches_best_per_parent():
+def _best_rows_by_sorting(scores, parents, batch):
+    """The sort-based definition that best_rows replaced (agents.best_per_parent,
+    search.top_rows): highest score, then first row; NaN sorts last."""
+    order = np.lexsort((np.arange(len(scores)), -np.asarray(scores, np.float64), parents))
+    return order[np.searchsorted(parents[order], np.arange(batch))]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_best_rows_is_the_highest_score_first_row_on_ties(dtype):
     rng = np.random.default_rng(5)
     counts = rng.integers(1, 6, size=300)
     parents = np.repeat(np.arange(300), counts)
-    scores = rng.integers(0, 4, size=len(parents)).astype(np.float32)  # many ties
-    np.testing.assert_array_equal(
-        best_rows(scores, parents, 300), best_per_parent(scores, parents, 300)
-    )
+    scores = rng.integers(0, 4, size=len(parents)).astype(dtype)  # many ties
+    if dtype is not np.int64:
+        scores[rng.random(len(scores)) < 0.2] = -np.inf  # rows that may not be chosen
+        scores[rng.random(len(scores)) < 0.1] = np.nan
+        scores[parents == 7] = -np.inf  # all excluded: the first row
+        scores[parents == 8] = np.nan
+    chosen = best_rows(scores, parents, 300)
+    assert chosen.dtype == np.int64
+    np.testing.assert_array_equal(chosen, _best_rows_by_sorting(scores, parents, 300))
+    assert best_rows(np.zeros(0), np.zeros(0, np.int64), 0).shape == (0,)
 
 
 def test_agent_maximises_equity(evaluator):
@@ -82,10 +95,28 @@ def test_agent_maximises_equity(evaluator):
         assert eq[chosen[parent]] == eq[rows].max()
 
 
-@pytest.mark.skipif(not SHIPPED_MODEL.is_file(), reason="no shipped model yet")
+@pytest.mark.skipif(not shipped_model().is_file(), reason="no shipped model yet")
 def test_default_evaluator_loads_the_shipped_model():
     ev = default_evaluator()
+    assert ev is default_evaluator("standard") and ev.name == "tdgammon"
     from tdgammon.engine.rules.board import starting_board
 
     p = ev.evaluate(starting_board())
     assert 0.4 < p[0] < 0.6  # the opening position is close to even
+
+
+@pytest.mark.parametrize("variant", ["dutch", "acey-deucey"])
+def test_default_evaluator_loads_the_shipped_network_of_a_variant(variant):
+    if not shipped_model(variant).is_file():
+        pytest.skip(f"no shipped {variant} model")
+    ev = default_evaluator(variant)
+    assert ev.variant.name == variant and ev.name == f"tdgammon-{variant}"
+
+
+def test_a_missing_shipped_network_is_a_clear_error(monkeypatch, tmp_path):
+    import tdgammon.engine.evaluation.evaluator as evaluator_module
+
+    monkeypatch.setattr(evaluator_module, "shipped_model", lambda v: tmp_path / f"{v}.pt")
+    monkeypatch.setattr(evaluator_module, "_SHIPPED", {})
+    with pytest.raises(FormatError, match="no trained network for dutch: .*dutch.pt is missing"):
+        default_evaluator("dutch")

@@ -10,7 +10,6 @@ from tdgammon.engine.evaluation.search import (
     MoveFilter,
     PipCountEvaluator,
     Search,
-    SearchAgent,
     equity,
     invert_probabilities,
     probabilities_dict,
@@ -211,13 +210,13 @@ def test_no_legal_play_gives_an_empty_analysis(search):
     assert search.analyse(board, (6, 6), 1) == []
 
 
-def test_search_agent_picks_the_analysed_best(search, contact_boards):
+def test_choose_rows_picks_the_analysed_best(search, contact_boards):
     rng = np.random.default_rng(3)
     boards = contact_boards[:5]
     dice = ALL_ROLLS[rng.integers(0, 21, len(boards))]
     moves = generate_moves(boards, dice)
     for plies in (0, 1):
-        rows = SearchAgent(search, plies).choose_plays(boards, dice, moves)
+        rows = search.choose_rows(moves, len(boards), plies)
         for i, row in enumerate(rows):
             best = search.analyse(boards[i], dice[i], plies)[0]
             np.testing.assert_array_equal(moves.boards[row], best.board_after)

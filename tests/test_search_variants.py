@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tdgammon.engine.cube.agent import CubeAgent
 from tdgammon.engine.evaluation.evaluator import load_evaluator
-from tdgammon.engine.evaluation.search import Search, SearchAgent, invert_probabilities
+from tdgammon.engine.evaluation.search import Search, invert_probabilities
 from tdgammon.engine.flow.random_play import random_game_positions
 from tdgammon.engine.movegen.reference import legal_plays
 from tdgammon.engine.players.duel import play_duel
@@ -81,6 +82,6 @@ def test_search_refuses_another_variants_network():
 @pytest.mark.parametrize("name", ["hypergammon", "acey-deucey"])
 def test_searching_player_finishes_variant_games(name):
     variant = get_variant(name)
-    agent = SearchAgent(Search(load_evaluator(shipped_model(name))), plies=1)
+    agent = CubeAgent(Search(load_evaluator(shipped_model(name))), plies=1)
     result = play_duel(agent, HeuristicAgent(variant), games=2, seed=3, variant=variant)
     assert result.games == 2 and np.all(result.points != 0)

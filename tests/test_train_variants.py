@@ -193,9 +193,9 @@ def test_standard_runs_are_unchanged_by_the_variant_field(tmp_path):
 
 @pytest.mark.parametrize("name", ["nackgammon", "hypergammon", "dutch", "acey-deucey"])
 def test_shipped_variant_models_load_and_play_their_variant(name):
-    from tdgammon.train.evaluate import variant_model_path
+    from tdgammon.models import shipped_model
 
-    path = variant_model_path(name)
+    path = shipped_model(name)
     if not path.is_file():
         pytest.skip(f"{path.name} not shipped")
     torch.set_num_threads(1)

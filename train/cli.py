@@ -33,7 +33,8 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--opponent",
         default="pubeval",
-        help="strength: pubeval, random, heuristic, or a model file / checkpoint",
+        help="strength: pubeval, random, heuristic, network (the shipped one), "
+        "or a model file / checkpoint",
     )
     group.add_argument(
         "--variant",

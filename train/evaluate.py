@@ -21,57 +21,12 @@ import torch
 from tdgammon.engine.rules.errors import TdgammonError
 
 
-def make_agent(
-    spec: str | None, name: str | None = None, variant: str | None = None, plies: int = 0
-):
-    """An Agent from ``pubeval``, ``random``, ``heuristic``, ``default``/None (the
-    shipped standard model, or ``models/tdgammon-<variant>.pt``) or a path.
-
-    variant: the rules the agent plays (None: standard, or for a model file the
-    variant named in its card). plies: a network's search depth (0: each play
-    valued by the network; n >= 1: ``tdgammon.engine.evaluation.search`` n-ply with move
-    filters)."""
-    from tdgammon.engine.evaluation.evaluator import NetworkAgent, default_evaluator, load_evaluator
-    from tdgammon.engine.evaluation.search import Search, SearchAgent, check_plies
-    from tdgammon.engine.players.agents import PubevalAgent, RandomAgent
-    from tdgammon.engine.players.heuristic import HeuristicAgent
-
-    check_plies(plies)
-
-    def network_agent(evaluator, agent_name: str):
-        if plies == 0:
-            return NetworkAgent(evaluator, agent_name)
-        return SearchAgent(Search(evaluator), plies, f"{agent_name}-{plies}ply")
-
-    if spec in (None, "", "default", "shipped"):
-        if variant in (None, "standard"):
-            return network_agent(default_evaluator(), name or "tdgammon")
-        spec = str(variant_model_path(variant))
-    if spec == "pubeval":
-        return PubevalAgent()
-    if spec == "random":
-        return RandomAgent(seed=0)
-    if spec == "heuristic":
-        return HeuristicAgent(variant)
-    if not Path(spec).exists():
-        raise TdgammonError(
-            f"{spec}: no such model file (or say pubeval, random, heuristic, default)"
-        )
-    return network_agent(load_evaluator(spec, variant=variant), name or Path(spec).stem)
-
-
-def variant_model_path(variant: str) -> Path:
-    """``models/tdgammon-<variant>.pt``, the shipped model of a variant."""
-    import tdgammon.models
-
-    return Path(tdgammon.models.__file__).with_name(f"tdgammon-{variant}.pt")
-
-
 def model_variant(spec: str | None) -> str | None:
-    """The variant named in the card of model file ``spec`` (None for pubeval etc.)."""
-    if spec in (None, "", "default", "shipped", "pubeval", "random", "heuristic"):
-        return None
-    if not Path(spec).exists():
+    """The variant named in the card of model file ``spec`` (None for the built-in
+    names of ``tdgammon.engine.players.factory`` and for what is not a file)."""
+    from tdgammon.engine.players.factory import is_player_name
+
+    if not spec or is_player_name(spec) or not Path(spec).is_file():
         return None
     from tdgammon.models.network import load_model
 
@@ -101,10 +56,14 @@ def strength(
 ):
     """Play ``games`` duplicate-dice games; returns (summary dict, text).
 
+    model: a ``tdgammon.engine.players.factory.make_agent`` spec (None: the shipped
+    network); opponent: another spec (a random opponent plays with seed 0).
     variant: None = the variant in the model's card (standard without one); a
     model trained for another variant than the one asked for is an error.
-    plies: the model's search depth (``make_agent``); the opponent plays as usual.
+    plies: the model's search depth (``make_agent``: 0 the greedy network player,
+    N a ``CubeAgent`` searching N plies); the opponent plays at 0.
     """
+    from tdgammon.engine.players.factory import make_agent
     from tdgammon.engine.rules.variants import get_variant
 
     if games < 2:
@@ -113,15 +72,12 @@ def strength(
     if variant is None:
         variant = trained_for or "standard"
     variant = get_variant(variant).name
-    for spec in (model, opponent):
-        other = model_variant(spec)
-        if other is not None and other != variant:
-            raise TdgammonError(f"{spec}: a {other} model cannot play {variant}")
-    if opponent == "pubeval" and variant != "standard":
+    if opponent.strip().lower() == "pubeval" and variant != "standard":
         raise TdgammonError("pubeval plays standard backgammon only: use --opponent heuristic")
     torch.set_num_threads(threads)
-    agent_a = make_agent(model, variant=variant, plies=plies)
-    agent_b = make_agent(opponent, variant=variant)
+    # make_agent refuses a model file trained for another variant
+    agent_a = make_agent(model or "network", variant=variant, plies=plies, seed=0)
+    agent_b = make_agent(opponent, variant=variant, seed=0)
     if agent_a.name == agent_b.name:
         agent_b.name = agent_b.name + "-b"
     result = play_variant_duel(agent_a, agent_b, games, seed, variant)

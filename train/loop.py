@@ -199,14 +199,13 @@ class Trainer:
         return "pubeval" if self.variant == "standard" else "heuristic"
 
     def evaluate(self) -> dict:
-        from tdgammon.engine.players.agents import PubevalAgent
-        from tdgammon.engine.players.heuristic import HeuristicAgent
+        from tdgammon.engine.players.factory import make_agent
         from tdgammon.train.evaluate import play_variant_duel
 
         cfg = self.config.eval
         opp = self.opponent_name()
         agent = NetworkAgent(self.evaluator, "current")
-        opponent = PubevalAgent() if opp == "pubeval" else HeuristicAgent(self.variant)
+        opponent = make_agent(opp, variant=self.variant)
         result = {"games_trained": self.counters.games, "train_seconds": self.counters.seconds}
         vs_opp = play_variant_duel(
             agent, opponent, cfg.pubeval_games, cfg.seed, self.variant, cfg.parallel_pairs

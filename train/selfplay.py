@@ -43,9 +43,10 @@ the board is not flipped and that ply's target is NOT inverted, so
 from __future__ import annotations
 
 import numpy as np
-from tdgammon.engine.evaluation.evaluator import NetworkEvaluator, best_rows
+from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
 from tdgammon.engine.flow.batch import play_ply
 from tdgammon.engine.flow.random_play import pick_random_children
+from tdgammon.engine.movegen.vectorized import best_rows
 from tdgammon.engine.rules.dice import roll_dice
 from tdgammon.engine.rules.outcome import variant_equity
 from tdgammon.engine.rules.outputs import invert

@@ -21,31 +21,26 @@ _SEARCHES: dict[tuple[str | None, str], Search] = {}
 
 def load_search(model: str | None = None, variant: str = "standard") -> Search:
     """A ``Search`` around the model file ``model``, or (None) the shipped network
-    of ``variant`` (``tdgammon.models.shipped_model``); cached."""
+    of ``variant`` (``tdgammon.engine.evaluation.evaluator.default_evaluator``; a
+    FormatError names a missing file); cached."""
     key = (model, variant)
     if key not in _SEARCHES:
         from tdgammon.engine.evaluation.evaluator import default_evaluator, load_evaluator
-        from tdgammon.models import shipped_model
 
         if model is not None:
             evaluator = load_evaluator(model)
         else:
-            path = shipped_model(variant)
-            if not path.is_file():
-                raise FormatError(
-                    f"the shipped model {path} is missing; analysis commands "
-                    "take --model PATH (a model file or training checkpoint)"
-                )
-            if variant == "standard":
-                evaluator = default_evaluator()
-            else:
-                evaluator = load_evaluator(path, f"tdgammon-{variant}")
+            try:
+                evaluator = default_evaluator(variant)
+            except FormatError as error:
+                raise FormatError(f"{error}; analysis commands take --model PATH") from None
         _SEARCHES[key] = Search(evaluator)
     return _SEARCHES[key]
 
 
 def eval_report(search: Search, position: Position, plies: int) -> dict:
-    """The docs/formats.md ``eval --json`` object for ``position`` (player on roll, before rolling)."""
+    """The docs/formats.md ``eval --json`` object for ``position`` (player on roll,
+    before rolling)."""
     from tdgammon.engine.cube.theory import cube_decision
 
     probabilities = search.evaluate(position.board, plies)

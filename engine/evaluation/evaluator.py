@@ -2,10 +2,10 @@
 
 Perspective (docs/architecture.md): a network evaluates a board from the view of
 the player ABOUT TO ROLL. To rank the mover's plays, each resulting board is
-flipped, evaluated for the opponent (who rolls next) and inverted
-(``tdgammon.engine.rules.outputs.invert``). A resulting board on which the mover has borne
-off every checker is terminal and gets its exact outcome (docs/rules.md 4, via
-``tdgammon.engine.rules.outcome.result_kind``), never the network's guess.
+flipped, evaluated for the opponent (who rolls next) and inverted; a resulting
+board on which the mover has borne off every checker is terminal and gets its
+exact outcome (docs/rules.md 4), never the network's guess
+(``tdgammon.engine.evaluation.perspective.play_probabilities``, shared with the search).
 
 This module imports torch (at import time): interface code should import it
 inside the functions that need it, so commands that do not evaluate stay fast.
@@ -31,30 +31,19 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from tdgammon.engine.movegen.vectorized import MoveList
-from tdgammon.engine.rules.board import MOVER_OFF, OPPONENT_OFF, flip
+from tdgammon.engine.evaluation.perspective import play_probabilities
+from tdgammon.engine.movegen.vectorized import MoveList, best_rows
+from tdgammon.engine.rules.board import OPPONENT_OFF, flip
+from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.outcome import terminal_probs, variant_equity
 from tdgammon.engine.rules.outputs import invert
 from tdgammon.engine.rules.variants import Variant, get_variant
+from tdgammon.models import shipped_model
 from tdgammon.models.encoding import ENCODINGS
 from tdgammon.models.network import Preset, TDNetwork, load_model
 
 CHUNK = 16384
 """Rows per network call when evaluating very large batches (bounds memory)."""
-
-
-def best_rows(scores: np.ndarray, parents: np.ndarray, batch: int) -> np.ndarray:
-    """Row of the highest score of each parent (the first such row on ties).
-
-    scores: ``(M,)``; parents: ``(M,)`` ascending, every parent 0..batch-1
-    present. Returns ``(batch,) int64``. Same answer as
-    ``tdgammon.engine.players.agents.best_per_parent``, in linear time (no sort).
-    """
-    starts = np.searchsorted(parents, np.arange(batch))
-    top = np.maximum.reduceat(scores, starts)
-    rows = np.arange(len(scores))
-    candidate = np.where(scores == top[parents], rows, len(scores))
-    return np.minimum.reduceat(candidate, starts).astype(np.int64)
 
 
 class NetworkEvaluator:
@@ -104,30 +93,14 @@ class NetworkEvaluator:
     def play_probabilities(self, moves: MoveList) -> np.ndarray:
         """``(M, 5) float32``: the mover's probabilities after each play of ``moves``.
 
-        Flip, evaluate for the opponent, invert; terminal plays (mover has
+        ``tdgammon.engine.evaluation.perspective.play_probabilities`` with the network
+        (0-ply): flip, evaluate for the opponent, invert; terminal plays (mover has
         borne off all) get the exact outcome; plays that earn an extra roll
         (Acey-Deucey) are evaluated for the mover, unflipped.
         """
-        after = moves.boards
-        done = after[:, MOVER_OFF] == self.variant.checkers
-        probs = np.empty((len(after), 5), dtype=np.float32)
-        if done.all():
-            probs[:] = terminal_probs(after, self.variant)
-            return probs
-        again = np.zeros(len(after), dtype=bool)
-        if self.variant.acey_deucey_roll and moves.extra_roll is not None:
-            again = np.asarray(moves.extra_roll, dtype=bool) & ~done
-        flipped = ~done & ~again
-        if done.any() or again.any():
-            if flipped.any():
-                probs[flipped] = invert(self.raw_probabilities(flip(after[flipped])))
-            if again.any():
-                probs[again] = self.raw_probabilities(after[again])
-            if done.any():
-                probs[done] = terminal_probs(after[done], self.variant)
-        else:
-            probs[:] = invert(self.raw_probabilities(flip(after)))
-        return probs
+        return play_probabilities(
+            moves.boards, self.raw_probabilities, self.variant, moves.extra_roll
+        )
 
     def equity(self, boards: np.ndarray) -> np.ndarray:
         """Cubeless money equity of the player about to roll: ``(B,) float32``."""
@@ -161,14 +134,29 @@ def load_evaluator(
     return NetworkEvaluator(network, preset, name or Path(path).stem, variant)
 
 
-def default_evaluator() -> NetworkEvaluator:
-    """The shipped model (``models.SHIPPED_MODEL``), loaded once per process."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        from tdgammon.models import SHIPPED_MODEL
+def default_evaluator(variant: str | Variant | None = None) -> NetworkEvaluator:
+    """The shipped network of ``variant`` (default standard), loaded once per process.
 
-        _DEFAULT = load_evaluator(SHIPPED_MODEL, "tdgammon")
-    return _DEFAULT
+    The one loader of "the shipped network": its file is
+    ``tdgammon.models.shipped_model(variant)``; it is named ``tdgammon`` (standard)
+    or ``tdgammon-<variant>``. A missing file is a ``FormatError`` that names it
+    and says what to do instead (no trained network for the variant).
+    """
+    name = get_variant(variant).name
+    if name not in _SHIPPED:
+        path = shipped_model(name)
+        if not path.is_file():
+            raise FormatError(
+                f"no trained network for {name}: the shipped model {path} is missing "
+                "(give a model file or training checkpoint instead)"
+            )
+        label = "tdgammon" if name == "standard" else f"tdgammon-{name}"
+        evaluator = load_evaluator(path, label)
+        if evaluator.variant.name != name:
+            raise FormatError(f"{path}: the shipped {name} model plays {evaluator.variant.name}")
+        _SHIPPED[name] = evaluator
+    return _SHIPPED[name]
 
 
-_DEFAULT: NetworkEvaluator | None = None
+_SHIPPED: dict[str, NetworkEvaluator] = {}
+"""default_evaluator's cache: variant name -> evaluator."""

@@ -14,9 +14,9 @@ Perspective and shapes (docs/architecture.md, "Array conventions"):
 Levels (the names GNU Backgammon uses)
 --------------------------------------
 - **0-ply** (``Search.static``): positions that are over get their exact
-  result (docs/rules.md 4); pure bear-offs (both sides all home, ``tdgammon.engine.evaluation.bearoff``)
-  get the exact one-sided bear-off database; everything else the network
-  (any ``Evaluator``).
+  result (docs/rules.md 4); pure bear-offs (both sides all home,
+  ``tdgammon.engine.evaluation.bearoff``) get the exact one-sided bear-off
+  database; everything else the network (any ``Evaluator``).
 - **n-ply** (``Search.evaluate(boards, n)``), n >= 1: the average over the 21
   rolls (``tdgammon.engine.rules.dice.ROLL_WEIGHTS``) of the mover's best play, each play
   valued at n - 1 plies: ``E_n(b) = sum_r w_r max_play invert(E_{n-1}(flip(after)))``.
@@ -69,7 +69,8 @@ from typing import Protocol
 
 import numpy as np
 from tdgammon.engine.evaluation.bearoff import evaluate_bearoff, is_bearoff_position
-from tdgammon.engine.movegen.vectorized import MoveList, generate_moves
+from tdgammon.engine.evaluation.perspective import play_probabilities
+from tdgammon.engine.movegen.vectorized import MoveList, best_rows, generate_moves
 from tdgammon.engine.rules.board import (
     BOARD_DTYPE,
     BOARD_SIZE,
@@ -103,13 +104,11 @@ __all__ = [
     "PipCountEvaluator",
     "PlayAnalysis",
     "Search",
-    "SearchAgent",
     "check_plies",
     "equity",
     "invert_probabilities",
     "probabilities_dict",
     "top_per_parent",
-    "top_rows",
 ]
 
 MAX_PLIES = 3
@@ -290,16 +289,12 @@ class Search:
         ``invert(evaluate(flip(after), plies))`` (the opponent rolls next); a
         play that bears off the mover's last checker is scored exactly.
         ``extra_roll (M,) bool`` (Acey-Deucey): those plays are followed by
-        another roll of the mover, so they get ``evaluate(after, plies)``.
+        another roll of the mover, so they get ``evaluate(after, plies)``
+        (``tdgammon.engine.evaluation.perspective.play_probabilities``).
         """
-        after = np.asarray(after)
-        again = np.zeros(len(after), dtype=bool) if extra_roll is None else extra_roll
-        out = np.empty((len(after), N_OUTPUTS), dtype=np.float32)
-        if (~again).any():
-            out[~again] = _invert(self.evaluate(flip(after[~again]), plies))
-        if again.any():
-            out[again] = self.evaluate(after[again], plies)
-        return out
+        return play_probabilities(
+            after, lambda boards: self.evaluate(boards, plies), self.variant, extra_roll
+        )
 
     def score(self, probabilities: np.ndarray) -> np.ndarray:
         """Cubeless equity of ``(..., 5)`` probabilities under the variant's scoring."""
@@ -333,7 +328,7 @@ class Search:
             scores = np.where(deeper, self.score(values), -np.inf)
         else:
             scores = self.score(values)
-        best = top_rows(scores, moves.parents, pairs)
+        best = best_rows(scores, moves.parents, pairs)
         chosen = values[best].reshape(count, N_ROLLS, N_OUTPUTS)
         return np.einsum("nrk,r->nk", chosen, _WEIGHTS32).astype(np.float32)
 
@@ -367,7 +362,7 @@ class Search:
         parent_depth = np.zeros(batch, dtype=np.int64)
         np.maximum.at(parent_depth, moves.parents, depth)
         scores = np.where(depth == parent_depth[moves.parents], self.score(values), -np.inf)
-        return top_rows(scores, moves.parents, batch)
+        return best_rows(scores, moves.parents, batch)
 
     def analyse(self, board: np.ndarray, dice, plies: int = 0) -> list[PlayAnalysis]:
         """Every legal play of one decision, best first (deeper first, then equity).
@@ -397,22 +392,6 @@ class Search:
         ]
 
 
-class SearchAgent:
-    """Agent protocol (``tdgammon.engine.players.agents``): the best play at ``plies`` with move
-    filters."""
-
-    def __init__(self, search: Search, plies: int = 0, name: str | None = None) -> None:
-        check_plies(plies)
-        self.search = search
-        self.plies = plies
-        self.evaluator = search.evaluator
-        self.name = name or f"{search.name}-{plies}ply"
-
-    def choose_plays(self, boards: np.ndarray, dice: np.ndarray, moves: MoveList) -> np.ndarray:
-        """``(B,) int64`` rows of ``moves``; boards ``(B, 30)`` mover's view, dice ``(B, 2)``."""
-        return self.search.choose_rows(moves, len(boards), self.plies)
-
-
 # ------------------------------------------------------------------- helpers
 
 
@@ -437,16 +416,6 @@ def top_per_parent(
     out = np.zeros(len(scores), dtype=bool)
     out[order[kept]] = True
     return out
-
-
-def top_rows(scores: np.ndarray, parents: np.ndarray, batch: int) -> np.ndarray:
-    """``(batch,) int64``: the row of each parent's highest score (first on ties).
-
-    parents: ``(M,)`` ascending with every parent 0..batch-1 present.
-    """
-    order = np.lexsort((np.arange(len(scores)), -np.asarray(scores, dtype=np.float64), parents))
-    starts = np.searchsorted(parents[order], np.arange(batch))
-    return order[starts].astype(np.int64)
 
 
 def _batch(boards: np.ndarray) -> tuple[np.ndarray, bool]:

@@ -1,6 +1,8 @@
 """``tdgammon play`` (a game or match at the terminal) and ``tdgammon match`` (bot vs bot).
 
-Thin wrappers: they build agents and a ``Match`` and hand over to
+Thin wrappers: they build agents (``tdgammon.engine.players.factory.make_agent``,
+whose vocabulary and ``--plies`` meaning every command shares; ``human`` is
+handled here) and a ``Match`` and hand over to
 ``tdgammon.engine.interfaces.terminal.TerminalSession`` or ``tdgammon.engine.players.duel``.
 """
 
@@ -10,83 +12,23 @@ import argparse
 import json
 import sys
 
-from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.variants import VARIANTS, get_variant
 
-AGENT_NAMES = ("pubeval", "random", "heuristic", "network", "bot", "human")
+HUMAN = "human"
+"""The one player name of the commands that is not a ``tdgammon.engine.players.factory``
+name: a ``HumanAgent`` at this terminal (``tdgammon play`` only)."""
 
 
-def _network_player(evaluator, plies: int, name: str | None = None):
-    """A network player: greedy on 0-ply values, or n-ply search with the cube logic."""
-    from tdgammon.engine.evaluation.evaluator import NetworkAgent
-
-    if plies == 0:
-        return NetworkAgent(evaluator, name)
-    from tdgammon.engine.cube.agent import CubeAgent
-
-    return CubeAgent(evaluator, plies, name=f"{name or evaluator.name}-{plies}ply")
-
-
-def _network_agent(variant: str = "standard", name: str | None = None, plies: int = 0):
-    """The shipped network of ``variant`` as an agent; TdgammonError when none is available."""
-    try:
-        from tdgammon.engine.evaluation.evaluator import default_evaluator, load_evaluator
-        from tdgammon.models import shipped_model
-
-        if variant == "standard":
-            return _network_player(default_evaluator(), plies, name)
-        evaluator = load_evaluator(shipped_model(variant), f"tdgammon-{variant}")
-        return _network_player(evaluator, plies, name)
-    except TdgammonError:
-        raise
-    except Exception as error:  # noqa: BLE001 - no torch, no model file, ...
-        raise FormatError(
-            f"no trained network available ({type(error).__name__}: {error})"
-        ) from None
-
-
-def make_agent(name: str, seed: int | None = None, variant: str = "standard", plies: int = 0):
-    """An agent by name: pubeval, random, heuristic, network, bot (the variant's shipped
-    network if there is one, else pubeval), human, or a model file path (``*.pt``).
-    plies: search depth of a network player (0: greedy on the network's values)."""
-    from tdgammon.engine.evaluation.search import check_plies
-
-    check_plies(plies)
-    from tdgammon.engine.interfaces.terminal import HumanAgent
-    from tdgammon.engine.players.agents import PubevalAgent, RandomAgent
-
-    key = name.lower()
-    if key == "pubeval":
-        return PubevalAgent()
-    if key == "random":
-        return RandomAgent(seed)
-    if key == "heuristic":
-        from tdgammon.engine.players.heuristic import HeuristicAgent
-
-        return HeuristicAgent(variant)
-    if key == "human":
-        return HumanAgent()
-    if key == "network":
-        return _network_agent(variant, plies=plies)
-    if key == "bot":
-        try:
-            return _network_agent(variant, plies=plies)
-        except TdgammonError:
-            return PubevalAgent()
-    if key.endswith((".pt", ".pth", ".ckpt")):
-        try:
-            from tdgammon.engine.evaluation.evaluator import load_evaluator
-        except Exception as error:  # noqa: BLE001
-            raise FormatError(f"cannot load a network: {error}") from None
-        return _network_player(load_evaluator(name), plies)
-    raise FormatError(
-        f"unknown player {name!r}: use one of {', '.join(AGENT_NAMES)} or a model file"
-    )
+def _is_human(spec: str) -> bool:
+    return spec.strip().lower() == HUMAN
 
 
 def _settings(args: argparse.Namespace, max_games: int = 0):
+    from tdgammon.engine.evaluation.search import check_plies
     from tdgammon.engine.flow.match import MatchSettings
 
+    check_plies(args.plies)
     if args.length < 0:
         raise FormatError(f"--length must be 0 (money) or more, got {args.length}")
     settings = MatchSettings(
@@ -137,16 +79,20 @@ def _add_rules(parser: argparse.ArgumentParser) -> None:
 def cmd_play(args: argparse.Namespace) -> int:
     from tdgammon.engine.flow.match import Match
     from tdgammon.engine.interfaces.terminal import HumanAgent, TerminalSession
+    from tdgammon.engine.players.factory import make_agent
 
     if args.games < 0:
         raise FormatError(f"--games must be 0 or more, got {args.games}")
     if args.save and not args.save.lower().endswith(".mat"):
         raise FormatError(f"--save must name a .mat file, got {args.save!r}")
     settings = _settings(args, max_games=0 if args.length else max(args.games, 1))
-    opponent = make_agent(args.opponent, args.seed, get_variant(args.variant).name, args.plies)
     me = HumanAgent(args.name)
-    if getattr(opponent, "is_human", False):
+    if _is_human(args.opponent):
         opponent = HumanAgent(args.opponent_name or "player 2")
+    else:
+        opponent = make_agent(
+            args.opponent, variant=settings.variant, plies=args.plies, seed=args.seed
+        )
     players = [me, opponent] if args.seat == 0 else [opponent, me]
     names = [p.name for p in players]
     if names[0] == names[1]:
@@ -193,16 +139,16 @@ class _Progress:
 
 def cmd_match(args: argparse.Namespace) -> int:
     from tdgammon.engine.players.duel import play_duel, play_series
+    from tdgammon.engine.players.factory import make_agent
 
     if args.games < 1:
         raise FormatError(f"--games must be at least 1, got {args.games}")
     seed = 0 if args.seed is None else args.seed
     variant = get_variant(args.variant).name
-    agent_a = make_agent(args.a, seed, variant, args.plies)
-    agent_b = make_agent(args.b, seed + 1, variant, args.plies)
-    for agent in (agent_a, agent_b):
-        if getattr(agent, "is_human", False):
-            raise FormatError("tdgammon match is for bots; use tdgammon play to play yourself")
+    if _is_human(args.a) or _is_human(args.b):
+        raise FormatError("tdgammon match is for bots; use tdgammon play to play yourself")
+    agent_a = make_agent(args.a, variant=variant, plies=args.plies, seed=seed)
+    agent_b = make_agent(args.b, variant=variant, plies=args.plies, seed=seed + 1)
     if agent_a.name == agent_b.name:
         agent_b.name = agent_b.name + "-b"
     settings = _settings(args)
@@ -238,8 +184,8 @@ def register(commands, bench_targets: dict) -> None:
     play.add_argument(
         "--opponent",
         default="bot",
-        help="bot (shipped network, else pubeval), pubeval, random, network, human, "
-        "or a model file",
+        help="bot or network (the variant's shipped network), pubeval, random, heuristic, "
+        "human, or a model file",
     )
     play.add_argument("--name", default="you", help="your name")
     play.add_argument("--opponent-name", default=None, help="second human's name")
@@ -257,7 +203,11 @@ def register(commands, bench_targets: dict) -> None:
         "Money play without the cube by default (fast, batched); --cube or --length N "
         "plays through the full game and match rules.",
     )
-    match.add_argument("--a", default="pubeval", help="player A (pubeval, random, network, ...)")
+    match.add_argument(
+        "--a",
+        default="pubeval",
+        help="player A (pubeval, random, heuristic, network, a model file)",
+    )
     match.add_argument("--b", default="random", help="player B")
     match.add_argument("--games", type=int, default=1000, help="games (or matches) to play")
     match.add_argument("--cube", action="store_true", help="money play with the cube")

@@ -15,6 +15,10 @@ A parent with no legal play gets exactly one row: its own board with moves all
 parent has at least one child. ``tdgammon.engine.movegen.reference`` is the slow
 reference it is tested against.
 
+``best_rows(scores, parents, batch)`` is the one "best row per parent" of the
+engine: every player that scores the rows of a ``MoveList`` (pubeval, the
+heuristic, the network, the search) picks its plays with it.
+
 How it works
 ------------
 The batch is sorted by roll, so inside one roll group the dice are scalars and
@@ -97,6 +101,30 @@ class MoveList:
     def is_pass(self) -> np.ndarray:
         """``(M,) bool``: rows that are a pass (no checker moved)."""
         return self.moves[:, 0, 0] == NO_MOVE
+
+
+def best_rows(scores: np.ndarray, parents: np.ndarray, batch: int) -> np.ndarray:
+    """``(batch,) int64``: the row of each parent's highest score (every player's choice).
+
+    scores: ``(M,)`` real, one per row of a ``MoveList`` (``-inf`` for rows that
+    may not be chosen); parents: ``(M,)`` ascending with every parent
+    0..batch-1 present (``MoveList.parents``). Ties go to the first row, i.e.
+    move-generator order (deterministic). NaN scores rank below every other;
+    a parent whose scores are all equal (all ``-inf``, all NaN) gets its first
+    row. Linear time: two ``reduceat`` passes, no sort.
+    """
+    scores = np.asarray(scores)
+    parents = np.asarray(parents)
+    if batch == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.searchsorted(parents, np.arange(batch))
+    top = np.fmax.reduceat(scores, starts)  # fmax: NaN only where all are NaN
+    hit = scores == top[parents]
+    undefined = np.isnan(top) if scores.dtype.kind == "f" else None
+    if undefined is not None and undefined.any():
+        hit |= undefined[parents]
+    candidate = np.where(hit, np.arange(len(scores)), len(scores))
+    return np.minimum.reduceat(candidate, starts).astype(np.int64)
 
 
 @dataclass

@@ -28,7 +28,7 @@ from typing import Protocol
 import numpy as np
 from tdgammon.engine.cube.theory import BEAVER, DROP, TAKE
 from tdgammon.engine.flow.random_play import pick_random_children
-from tdgammon.engine.movegen.vectorized import MoveList
+from tdgammon.engine.movegen.vectorized import MoveList, best_rows
 from tdgammon.engine.players.pubeval import score as pubeval_score
 from tdgammon.engine.rules.board import (
     MOVER_BAR,
@@ -48,17 +48,6 @@ class Agent(Protocol):
     def choose_plays(self, boards: np.ndarray, dice: np.ndarray, moves: MoveList) -> np.ndarray:
         """``(B,) int64`` row indices into ``moves``, one per position."""
         ...
-
-
-def best_per_parent(scores: np.ndarray, parents: np.ndarray, batch: int) -> np.ndarray:
-    """Row of the highest score of each parent (the first such row on ties).
-
-    scores: ``(M,)``; parents: ``(M,)`` ascending, every parent 0..batch-1 present.
-    Returns ``(batch,) int64``.
-    """
-    order = np.lexsort((np.arange(len(scores)), -scores, parents))
-    starts = np.searchsorted(parents[order], np.arange(batch))
-    return order[starts]
 
 
 class RandomAgent:
@@ -116,7 +105,7 @@ class PubevalAgent:
 
     def choose_plays(self, boards, dice, moves: MoveList) -> np.ndarray:
         race_before = ~has_contact(boards)[moves.parents]
-        return best_per_parent(pubeval_score(moves.boards, race_before), moves.parents, len(boards))
+        return best_rows(pubeval_score(moves.boards, race_before), moves.parents, len(boards))
 
     def decide_double(self, position) -> bool:
         """Races only, by the Keith count (pubeval has no idea of winning chances);

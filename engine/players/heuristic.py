@@ -27,7 +27,7 @@ The score, in pips (higher is better for the mover):
 from __future__ import annotations
 
 import numpy as np
-from tdgammon.engine.movegen.vectorized import MoveList
+from tdgammon.engine.movegen.vectorized import MoveList, best_rows
 from tdgammon.engine.rules.board import MOVER_HAND, MOVER_OFF, OPPONENT_BAR, OPPONENT_HAND, flip
 from tdgammon.engine.rules.variants import Variant, get_variant
 
@@ -96,9 +96,7 @@ class HeuristicAgent:
         self.name = name
 
     def choose_plays(self, boards: np.ndarray, dice: np.ndarray, moves: MoveList) -> np.ndarray:
-        from tdgammon.engine.players.agents import best_per_parent
-
         scores = heuristic_scores(moves.boards, self.variant)
         if self.variant.acey_deucey_roll and moves.extra_roll is not None:
             scores = scores + EXTRA_ROLL_BONUS * np.asarray(moves.extra_roll, dtype=bool)
-        return best_per_parent(scores, moves.parents, len(boards))
+        return best_rows(scores, moves.parents, len(boards))
