@@ -10,8 +10,6 @@ from tdgammon.engine.evaluation.search import (
     MoveFilter,
     PipCountEvaluator,
     Search,
-    equity,
-    invert_probabilities,
     probabilities_dict,
     top_per_parent,
 )
@@ -21,6 +19,7 @@ from tdgammon.engine.movegen.vectorized import generate_moves
 from tdgammon.engine.rules.board import board_from_points, flip, starting_board
 from tdgammon.engine.rules.dice import ALL_ROLLS, ROLL_WEIGHTS
 from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.engine.rules.outputs import equity, invert
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +37,7 @@ def contact_boards() -> np.ndarray:
 
 def _static_after(search: Search, board_after: np.ndarray) -> np.ndarray:
     """0-ply value of one play, mover's view: flip, score for the opponent, invert."""
-    return invert_probabilities(search.static(flip(np.asarray(board_after))))
+    return invert(search.static(flip(np.asarray(board_after))))
 
 
 # ------------------------------------------------------------------ helpers
@@ -46,9 +45,9 @@ def _static_after(search: Search, board_after: np.ndarray) -> np.ndarray:
 
 def test_invert_is_an_involution_and_swaps_gammons():
     p = np.array([0.6, 0.2, 0.05, 0.1, 0.01], dtype=np.float32)
-    q = invert_probabilities(p)
+    q = invert(p)
     np.testing.assert_allclose(q, [0.4, 0.1, 0.01, 0.2, 0.05], atol=1e-7)
-    np.testing.assert_allclose(invert_probabilities(q), p, atol=1e-7)
+    np.testing.assert_allclose(invert(q), p, atol=1e-7)
     assert equity(q) == pytest.approx(-equity(p), abs=1e-6)
 
 
@@ -127,7 +126,7 @@ def test_two_ply_full_expectimax_matches_its_definition(contact_boards):
     expected = np.zeros(5)
     for roll, weight in zip(ALL_ROLLS, ROLL_WEIGHTS, strict=True):
         moves = generate_moves(board[None, :], roll[None, :])
-        values = invert_probabilities(full.evaluate(flip(moves.boards), 1))
+        values = invert(full.evaluate(flip(moves.boards), 1))
         expected += weight * values[int(np.argmax(equity(values)))]
     np.testing.assert_allclose(full.evaluate(board, 2), expected, atol=2e-6)
 
@@ -139,9 +138,9 @@ def test_two_ply_inner_play_is_chosen_at_zero_ply(search, contact_boards):
     expected = np.zeros(5)
     for roll, weight in zip(ALL_ROLLS, ROLL_WEIGHTS, strict=True):
         moves = generate_moves(board[None, :], roll[None, :])
-        zero = invert_probabilities(search.static(flip(moves.boards)))
+        zero = invert(search.static(flip(moves.boards)))
         best = moves.boards[int(np.argmax(equity(zero)))]
-        expected += weight * invert_probabilities(search.evaluate(flip(best), 1))
+        expected += weight * invert(search.evaluate(flip(best), 1))
     np.testing.assert_allclose(search.evaluate(board, 2), expected, atol=2e-6)
 
 
@@ -192,7 +191,7 @@ def test_analyse_filters_candidates_per_level(search, contact_boards):
     assert 1 <= sum(p.plies == 2 for p in plays) <= 2
     for play in plays[:2]:
         if play.plies == 2:
-            expected = invert_probabilities(search.evaluate(flip(play.board_after), 2))
+            expected = invert(search.evaluate(flip(play.board_after), 2))
             np.testing.assert_allclose(play.probabilities, expected, atol=1e-6)
 
 

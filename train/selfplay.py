@@ -49,7 +49,7 @@ from tdgammon.engine.flow.random_play import pick_random_children
 from tdgammon.engine.movegen.vectorized import best_rows
 from tdgammon.engine.rules.dice import roll_dice
 from tdgammon.engine.rules.outcome import variant_equity
-from tdgammon.engine.rules.outputs import invert
+from tdgammon.engine.rules.outputs import N_OUTPUTS, invert
 from tdgammon.engine.rules.variants import Variant, get_variant
 
 MAX_PLIES = 10000
@@ -72,7 +72,7 @@ def lambda_returns(
     """
     games, longest, _ = values.shape
     out = np.zeros_like(values)
-    carry = np.zeros((games, 5), dtype=values.dtype)
+    carry = np.zeros((games, N_OUTPUTS), dtype=values.dtype)
     for t in range(longest - 1, -1, -1):
         last = lengths - 1 == t
         inside = t < lengths - 1
@@ -104,7 +104,7 @@ class SelfPlay:
         self.boards = np.repeat(self.start[None, :], games, axis=0)
         self.plies = np.zeros(games, dtype=np.int64)
         self.history_boards = np.zeros((games, 128, 30), dtype=np.int8)
-        self.history_values = np.zeros((games, 128, 5), dtype=np.float32)
+        self.history_values = np.zeros((games, 128, N_OUTPUTS), dtype=np.float32)
         self.history_same = np.zeros((games, 128), dtype=bool)
         self.finished_boards: list[np.ndarray] = []
         self.finished_values: list[np.ndarray] = []
@@ -176,10 +176,10 @@ class SelfPlay:
         finished game not yet taken, and the number of those games."""
         count = len(self.finished_boards)
         if count == 0:
-            return np.zeros((0, 30), np.int8), np.zeros((0, 5), np.float32), 0
+            return np.zeros((0, 30), np.int8), np.zeros((0, N_OUTPUTS), np.float32), 0
         lengths = np.array([len(b) for b in self.finished_boards])
         longest = int(lengths.max())
-        values = np.zeros((count, longest, 5), dtype=np.float32)
+        values = np.zeros((count, longest, N_OUTPUTS), dtype=np.float32)
         same = np.zeros((count, longest), dtype=bool)
         for g, v in enumerate(self.finished_values):
             values[g, : len(v)] = v
@@ -213,7 +213,7 @@ class SelfPlay:
         self.games = len(self.boards)
         size = max(128, int(2 ** np.ceil(np.log2(max(1, self.plies.max() + 1)))))
         self.history_boards = np.zeros((self.games, size, 30), dtype=np.int8)
-        self.history_values = np.zeros((self.games, size, 5), dtype=np.float32)
+        self.history_values = np.zeros((self.games, size, N_OUTPUTS), dtype=np.float32)
         hb = np.asarray(state["history_boards"])
         hv = np.asarray(state["history_values"])
         self.history_same = np.zeros((self.games, size), dtype=bool)

@@ -10,10 +10,11 @@ wrapped in an n-ply ``Search``.
 from __future__ import annotations
 
 import numpy as np
-from tdgammon.engine.evaluation.search import Search, equity, probabilities_dict
+from tdgammon.engine.evaluation.search import Search, probabilities_dict
 from tdgammon.engine.formats.notation import format_move
 from tdgammon.engine.formats.position_id import encode_position_id
 from tdgammon.engine.rules.errors import FormatError
+from tdgammon.engine.rules.outputs import equity
 from tdgammon.engine.rules.position import Position
 
 _SEARCHES: dict[tuple[str | None, str], Search] = {}

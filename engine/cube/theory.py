@@ -60,12 +60,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from tdgammon.engine.cube import match_equity as me
 from tdgammon.engine.rules.board import has_contact, mover_pips
+from tdgammon.engine.rules.outputs import N_OUTPUTS, OUTPUT_NAMES
 from tdgammon.engine.rules.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, Position
 
 CONTACT, RACE, BEAROFF = "contact", "race", "bearoff"
 CONTACT_EFFICIENCY = 0.68
 BEAROFF_EFFICIENCY = 0.6
-PROBABILITY_NAMES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 _GRID = np.linspace(0.0, 1.0, 4001)
 
 
@@ -321,9 +321,7 @@ class CubeDecision:
             "double_pass": self.double_pass,
             "take_point": self.take_point,
             "cash_point": self.cash_point,
-            "probabilities": dict(
-                zip(PROBABILITY_NAMES, map(float, self.probabilities), strict=True)
-            ),
+            "probabilities": dict(zip(OUTPUT_NAMES, map(float, self.probabilities), strict=True)),
             "cubeless_equity": self.cubeless_equity,
             "cubeful_equity": self.cubeful_equity,
             "cube_efficiency": self.cube_efficiency,
@@ -405,8 +403,8 @@ def cube_decision(
     efficiency: override the cube efficiency x.
     """
     p = np.asarray(probabilities, dtype=np.float64)
-    if p.shape != (5,):
-        raise ValueError(f"probabilities must have shape (5,), got {p.shape}")
+    if p.shape != (N_OUTPUTS,):
+        raise ValueError(f"probabilities must have shape ({N_OUTPUTS},), got {p.shape}")
     position = position if position is not None else Position()
     kind, x = _kind_and_efficiency(position, kind, board, efficiency)
     if position.is_money:

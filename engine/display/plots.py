@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from tdgammon.engine.display import study
+from tdgammon.engine.rules.outputs import N_OUTPUTS
 
 PROBABILITY_LABELS = ("win", "win gammon", "win backgammon", "lose gammon", "lose backgammon")
 
@@ -76,7 +77,7 @@ def probabilities_figure(reports: dict, title: str = "Outcome probabilities of t
     """
     fig, ax = _figure(8, 3.6)
     width = 0.8 / max(len(reports), 1)
-    xs = np.arange(5)
+    xs = np.arange(N_OUTPUTS)
     for i, (label, p) in enumerate(reports.items()):
         values = np.asarray(list(p.values()) if isinstance(p, dict) else p, dtype=float)
         bars = ax.bar(xs + (i - (len(reports) - 1) / 2) * width, 100 * values, width, label=label)

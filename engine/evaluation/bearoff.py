@@ -90,6 +90,12 @@ from tdgammon.engine.rules.board import (
 )
 from tdgammon.engine.rules.dice import ALL_ROLLS, ROLL_WEIGHTS
 from tdgammon.engine.rules.errors import InvalidBoardError
+from tdgammon.engine.rules.outputs import (
+    LOSE_GAMMON,
+    N_OUTPUTS,
+    WIN,
+    WIN_GAMMON,
+)
 
 BEAROFF_VERSION = 1
 """Bumped whenever the file layout or the policy changes; part of the cache name."""
@@ -99,7 +105,6 @@ MAX_ROLLS = 32
 """Length of every distribution; the slowest position (15 on the six point) needs at
 most 30 rolls, and generation raises if any probability would fall off the end."""
 
-WIN, WIN_GAMMON, WIN_BACKGAMMON, LOSE_GAMMON, LOSE_BACKGAMMON = range(5)
 
 _BINOMIAL = np.array([[comb(n, k) for k in range(HOME_POINTS + 1)] for n in range(64)], np.int64)
 # Mover indices 1..6 are the mover's home points 1..6; the opponent's home
@@ -413,7 +418,7 @@ def _evaluate(boards, database, checkers_per_side) -> np.ndarray:
         cdf = np.cumsum(dist, axis=1)
         return 1.0 - np.concatenate([np.zeros((len(dist), 1)), cdf[:, :-1]], axis=1)
 
-    out = np.zeros((len(b), 5))
+    out = np.zeros((len(b), N_OUTPUTS))
     out[:, WIN] = (a * at_least(bo)).sum(axis=1)
     opp_none_off = opponent.sum(axis=1) == checkers_per_side
     mover_none_off = mover.sum(axis=1) == checkers_per_side
@@ -477,7 +482,7 @@ def simulate_race(
     rng = np.random.default_rng(seed)
     boards = np.repeat(np.asarray(board, dtype=BOARD_DTYPE)[None, :], games, axis=0)
     mover_is_first = np.ones(games, dtype=bool)  # is the side to move the original mover?
-    result = np.zeros((games, 5))
+    result = np.zeros((games, N_OUTPUTS))
     active = np.ones(games, dtype=bool)
     for _ in range(4 * MAX_ROLLS):
         rows = np.flatnonzero(active)

@@ -36,7 +36,7 @@ from tdgammon.engine.movegen.vectorized import MoveList, best_rows
 from tdgammon.engine.rules.board import OPPONENT_OFF, flip
 from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.outcome import terminal_probs, variant_equity
-from tdgammon.engine.rules.outputs import invert
+from tdgammon.engine.rules.outputs import N_OUTPUTS, invert
 from tdgammon.engine.rules.variants import Variant, get_variant
 from tdgammon.models import shipped_model
 from tdgammon.models.encoding import ENCODINGS
@@ -66,7 +66,7 @@ class NetworkEvaluator:
         """Network output only. boards: ``(B, 30) int8``, view of the player about to
         roll (game not over). Returns ``(B, 5) float32`` for that player."""
         boards = np.asarray(boards)
-        out = np.empty((len(boards), 5), dtype=np.float32)
+        out = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
         with torch.inference_mode():
             for start in range(0, len(boards), CHUNK):
                 chunk = self.encoding.encode(boards[start : start + CHUNK])
@@ -83,7 +83,7 @@ class NetworkEvaluator:
         single = boards.ndim == 1
         boards = boards[None, :] if single else boards
         lost = -boards[:, OPPONENT_OFF] == self.variant.checkers
-        probs = np.empty((len(boards), 5), dtype=np.float32)
+        probs = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
         if (~lost).any():
             probs[~lost] = self.raw_probabilities(boards[~lost])
         if lost.any():

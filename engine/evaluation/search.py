@@ -90,9 +90,8 @@ from tdgammon.engine.rules.outputs import (
     WIN,
     WIN_BACKGAMMON,
     WIN_GAMMON,
+    invert,
 )
-from tdgammon.engine.rules.outputs import equity as _equity
-from tdgammon.engine.rules.outputs import invert as _invert
 from tdgammon.engine.rules.variants import STANDARD, Variant, get_variant
 
 __all__ = [
@@ -105,8 +104,6 @@ __all__ = [
     "PlayAnalysis",
     "Search",
     "check_plies",
-    "equity",
-    "invert_probabilities",
     "probabilities_dict",
     "top_per_parent",
 ]
@@ -129,23 +126,6 @@ class Evaluator(Protocol):
     """
 
     def evaluate(self, boards: np.ndarray) -> np.ndarray: ...
-
-
-def invert_probabilities(probabilities: np.ndarray) -> np.ndarray:
-    """The same probabilities seen by the other player (view change).
-
-    probabilities: ``(..., 5)`` float, one player's view. Returns the other
-    player's: win <-> 1 - win, wg <-> lg, wbg <-> lbg. Its own inverse.
-    """
-    return _invert(np.asarray(probabilities))
-
-
-def equity(probabilities: np.ndarray) -> np.ndarray:
-    """Cubeless money equity (docs/architecture.md): ``2 pW - 1 + pWG - pLG + pWBG - pLBG``.
-
-    probabilities: ``(..., 5)`` float, one player's view. Returns ``(...)``, same view.
-    """
-    return _equity(np.asarray(probabilities))
 
 
 def probabilities_dict(probabilities: np.ndarray) -> dict[str, float]:
@@ -249,7 +229,7 @@ class Search:
         if mover_won.any():
             out[mover_won] = terminal_probs(b[mover_won], self.variant)
         if opponent_won.any():
-            out[opponent_won] = _invert(terminal_probs(flip(b[opponent_won]), self.variant))
+            out[opponent_won] = invert(terminal_probs(flip(b[opponent_won]), self.variant))
         rest = ~over
         if self.use_bearoff and rest.any():
             bear = rest & is_bearoff_position(b)

@@ -81,6 +81,7 @@ from tdgammon.engine.rules.errors import FormatError, RuleError
 from tdgammon.engine.rules.outcome import (
     BACKGAMMON,
     GAMMON,
+    RESULT_NAMES,
     SINGLE,
     game_values,
     result_kind,
@@ -90,6 +91,11 @@ from tdgammon.engine.rules.position import (
     CUBE_CENTRED,
     CUBE_MOVER,
     CUBE_OPPONENT,
+    GAME_DROPPED,
+    GAME_NOT_STARTED,
+    GAME_OVER,
+    GAME_PLAYING,
+    GAME_RESIGNED,
     RESIGN_NONE,
     Position,
 )
@@ -108,7 +114,6 @@ ENDED_BY_BEAR_OFF = "bear-off"
 ENDED_BY_DROP = "drop"
 ENDED_BY_RESIGNATION = "resignation"
 
-KIND_NAMES = {SINGLE: "single game", GAMMON: "gammon", BACKGAMMON: "backgammon"}
 
 # Action kinds of the game history (tdgammon.engine.flow.matfile writes them).
 ACT_MOVE = "move"
@@ -259,7 +264,7 @@ class GameResult:
                 left = "checker" if self.kind == 1 else "checkers"
                 how = f" ({self.kind} {left} not borne off)"
             return f"{names[self.winner]} wins{how}: {self.points} {unit}"
-        return f"{names[self.winner]} wins a {KIND_NAMES[self.kind]}{how}: {self.points} {unit}"
+        return f"{names[self.winner]} wins a {RESULT_NAMES[self.kind]}{how}: {self.points} {unit}"
 
 
 def _seat_name(seat: int) -> str:
@@ -451,11 +456,13 @@ class Game:
             owner = CUBE_CENTRED
         else:
             owner = CUBE_MOVER if self.cube_owner == mover else CUBE_OPPONENT
-        game_state = {OPENING: 0, OVER: 2}.get(self.phase, 1)
+        game_state = {OPENING: GAME_NOT_STARTED, OVER: GAME_OVER}.get(self.phase, GAME_PLAYING)
         if self.phase == OVER and self.result is not None:
-            game_state = {ENDED_BY_BEAR_OFF: 2, ENDED_BY_RESIGNATION: 3, ENDED_BY_DROP: 4}[
-                self.result.ended_by
-            ]
+            game_state = {
+                ENDED_BY_BEAR_OFF: GAME_OVER,
+                ENDED_BY_RESIGNATION: GAME_RESIGNED,
+                ENDED_BY_DROP: GAME_DROPPED,
+            }[self.result.ended_by]
         return Position(
             board=self.variant.position_board(self.board),
             dice=self.dice if self.phase == TO_MOVE else None,

@@ -63,6 +63,11 @@ from tdgammon.engine.rules.position import (
     CUBE_MOVER,
     CUBE_OPPONENT,
     CUBE_OWNERS,
+    GAME_DROPPED,
+    GAME_NOT_STARTED,
+    GAME_OVER,
+    GAME_PLAYING,
+    GAME_RESIGNED,
     Position,
 )
 
@@ -75,7 +80,13 @@ CUBE_OWNER_CENTRED = 3
 MAX_FIELD_15 = (1 << 15) - 1
 """Largest match length or score a 15-bit field holds."""
 MAX_CUBE_LOG2 = 15
-GAME_STATES = {0: "no game", 1: "playing", 2: "game over", 3: "resigned", 4: "dropped"}
+GAME_STATES = {
+    GAME_NOT_STARTED: "no game",
+    GAME_PLAYING: "playing",
+    GAME_OVER: "game over",
+    GAME_RESIGNED: "resigned",
+    GAME_DROPPED: "dropped",
+}
 DEFAULT_MAX_CUBE = 1024
 
 _BIT_FIELDS = (

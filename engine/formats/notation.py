@@ -84,8 +84,6 @@ MAX_MOVES = 4
 """docs/rules.md 2.3: doubles are "four moves", the most any roll plays."""
 MAX_MOVES_ACEY_DEUCEY = 6
 """docs/rules.md 7: the Acey-Deucey 1-2 plays the 1, the 2 and four moves of the named double."""
-HAND_POINT = MOVER_HAND
-"""Source number of a checker entering from the hand (variants): 28."""
 _NAMED_DOUBLE_RE = re.compile(r"([1-6])-([1-6]):")
 
 EMPTY_PLAY_WORDS = frozenset({"", "pass", "no move", "cannot move"})

@@ -43,7 +43,6 @@ from tdgammon.engine.display.render import render_board
 from tdgammon.engine.flow.game import (
     BEAVERED,
     DOUBLED,
-    KIND_NAMES,
     OPENING,
     RESIGNING,
     TO_MOVE,
@@ -55,7 +54,7 @@ from tdgammon.engine.formats.notation import format_move
 from tdgammon.engine.formats.parse import format_ids
 from tdgammon.engine.players.cube_actions import bot_step
 from tdgammon.engine.rules.errors import TdgammonError
-from tdgammon.engine.rules.outcome import BACKGAMMON, GAMMON, SINGLE
+from tdgammon.engine.rules.outcome import BACKGAMMON, GAMMON, RESULT_NAMES, SINGLE
 from tdgammon.engine.rules.variants import SCORING_CHECKERS_LEFT
 
 HINT_PLIES = 1
@@ -294,7 +293,7 @@ class TerminalSession:
             if game.variant.scoring == SCORING_CHECKERS_LEFT:
                 offer = game.resign_offer
                 return f"{who}, accept the resignation for {offer} points? (accept/reject) "
-            kind = KIND_NAMES[game.resign_offer]
+            kind = RESULT_NAMES[game.resign_offer]
             return f"{who}, accept the resignation of a {kind}? (accept/reject) "
         return f"{who}> "
 

@@ -23,7 +23,7 @@ from tdgammon.engine.rules.board import (
     OPPONENT_HAND,
     OPPONENT_OFF,
 )
-from tdgammon.engine.rules.outputs import LOSE_GAMMON, WIN_GAMMON, equity, outcome_probs
+from tdgammon.engine.rules.outputs import LOSE_GAMMON, N_OUTPUTS, WIN_GAMMON, equity, outcome_probs
 from tdgammon.engine.rules.variants import SCORING_CHECKERS_LEFT, STANDARD, Variant, get_variant
 
 NO_WINNER = 0
@@ -118,7 +118,7 @@ def terminal_probs(boards: np.ndarray, variant: Variant = STANDARD) -> np.ndarra
     """
     boards = np.asarray(boards)
     if variant.scoring == SCORING_CHECKERS_LEFT:
-        out = np.zeros((len(boards), 5), dtype=np.float32)
+        out = np.zeros((len(boards), N_OUTPUTS), dtype=np.float32)
         out[:, 0] = 1.0
         left = variant.checkers + boards[:, OPPONENT_OFF].astype(np.float32)
         out[:, WIN_GAMMON] = left / variant.checkers

@@ -26,6 +26,15 @@ CUBE_OWNERS = (CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT)
 RESIGN_NONE, RESIGN_SINGLE, RESIGN_GAMMON, RESIGN_BACKGAMMON = 0, 1, 2, 3
 
 
+GAME_NOT_STARTED = 0
+GAME_PLAYING = 1
+GAME_OVER = 2
+GAME_RESIGNED = 3
+GAME_DROPPED = 4
+"""GNU Backgammon's Match ID game states (docs/formats.md): no game yet, playing,
+over (borne off), ended by a resignation, ended by a drop."""
+
+
 @dataclass(frozen=True, eq=False)
 class Position:
     """A board plus everything a player needs to decide an action.
@@ -42,8 +51,8 @@ class Position:
     double_offered: the mover has doubled and the opponent must take or pass.
     max_cube: highest cube value allowed (docs/rules.md 5, "Cube limit").
     mover_seat: which absolute player (0 or 1) is the mover; see module docstring.
-    game_state: GNU Backgammon Match ID game state (0 none, 1 playing, 2 over,
-        3 resigned, 4 ended by a drop).
+    game_state: GNU Backgammon Match ID game state (``GAME_NOT_STARTED``,
+        ``GAME_PLAYING``, ``GAME_OVER``, ``GAME_RESIGNED``, ``GAME_DROPPED``).
     resign_offered: RESIGN_NONE / SINGLE / GAMMON / BACKGAMMON offered by the mover.
     beaver_stage: only with ``double_offered``: 0 the double awaits take or pass
         (XGID dice ``D``), 1 the opponent has beavered (``B``), 2 the mover has
@@ -67,7 +76,7 @@ class Position:
     double_offered: bool = False
     max_cube: int = 1024
     mover_seat: int = 0
-    game_state: int = 1
+    game_state: int = GAME_PLAYING
     resign_offered: int = RESIGN_NONE
     beaver_stage: int = 0
     decision_swapped: bool = False
