@@ -80,12 +80,15 @@ from tdgammon.engine.rules.board import (
     BOARD_DTYPE,
     BOARD_SIZE,
     CHECKERS_PER_SIDE,
+    HOME_BOARD,
     MOVER_BAR,
     MOVER_HAND,
     MOVER_OFF,
     OPPONENT_BAR,
     OPPONENT_HAND,
     OPPONENT_OFF,
+    OPPONENT_OUTSIDE_HOME,
+    OUTSIDE_HOME,
     flip,
 )
 from tdgammon.engine.rules.dice import ALL_ROLLS, ROLL_WEIGHTS
@@ -189,7 +192,7 @@ class BearoffDatabase:
 def _home_boards(positions: np.ndarray) -> np.ndarray:
     """``(N, 30) int8`` boards with the mover's checkers as ``positions (N, 6)``."""
     boards = np.zeros((len(positions), BOARD_SIZE), dtype=BOARD_DTYPE)
-    boards[:, 1:7] = positions
+    boards[:, HOME_BOARD] = positions
     boards[:, MOVER_OFF] = CHECKERS_PER_SIDE - positions.sum(axis=1)
     boards[:, _OPPONENT_PARKING] = -CHECKERS_PER_SIDE
     return boards
@@ -229,7 +232,7 @@ def build_database(max_checkers: int = CHECKERS_PER_SIDE) -> BearoffDatabase:
         boards = np.repeat(_home_boards(positions[members]), n_rolls, axis=0)
         dice = np.tile(ALL_ROLLS, (len(members), 1))
         plays = generate_moves(boards, dice)
-        child = position_index(plays.boards[:, 1:7])
+        child = position_index(plays.boards[:, HOME_BOARD])
         pairs = len(boards)
         # Bear off everything: minimise expected further rolls.
         best = child[_choose(plays.parents, mean_all[child], child, pairs)]
@@ -359,11 +362,13 @@ def is_bearoff_position(boards: np.ndarray, max_checkers: int = CHECKERS_PER_SID
     ``max_checkers`` on the board per side. Such positions have no contact.
     """
     b = np.asarray(boards).astype(np.int64)
-    mover_out = np.clip(b[..., 7:26], 0, None).sum(axis=-1) + np.clip(b[..., MOVER_HAND], 0, None)
-    opponent_out = np.clip(-b[..., 1:19], 0, None).sum(axis=-1) + np.clip(
+    mover_out = np.clip(b[..., OUTSIDE_HOME], 0, None).sum(axis=-1) + np.clip(
+        b[..., MOVER_HAND], 0, None
+    )
+    opponent_out = np.clip(-b[..., OPPONENT_OUTSIDE_HOME], 0, None).sum(axis=-1) + np.clip(
         -b[..., [OPPONENT_BAR, OPPONENT_HAND]], 0, None
     ).sum(axis=-1)
-    mover_home = np.clip(b[..., 1:7], 0, None).sum(axis=-1)
+    mover_home = np.clip(b[..., HOME_BOARD], 0, None).sum(axis=-1)
     opponent_home = np.clip(-b[..., _OPPONENT_HOME], 0, None).sum(axis=-1)
     return (
         (mover_out == 0)
@@ -377,7 +382,7 @@ def is_bearoff_position(boards: np.ndarray, max_checkers: int = CHECKERS_PER_SID
 def home_counts_of(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(mover, opponent) home counts ``(B, 6) int64`` each, each in its owner's numbering."""
     b = np.asarray(boards).astype(np.int64)
-    return np.clip(b[..., 1:7], 0, None), np.clip(-b[..., _OPPONENT_HOME], 0, None)
+    return np.clip(b[..., HOME_BOARD], 0, None), np.clip(-b[..., _OPPONENT_HOME], 0, None)
 
 
 def evaluate_bearoff(
@@ -453,11 +458,11 @@ def best_plays(
     db = database or get_database()
     boards = np.asarray(boards, dtype=BOARD_DTYPE)
     plays = generate_moves(boards, np.asarray(dice))
-    child = position_index(plays.boards[:, 1:7])
+    child = position_index(plays.boards[:, HOME_BOARD])
     values = db.mean_rolls[child]
     if gammon is not None:
-        on_board = np.clip(boards[:, 1:7].astype(np.int64), 0, None).sum(axis=1)
-        child_checkers = plays.boards[:, 1:7].astype(np.int64).sum(axis=1)
+        on_board = np.clip(boards[:, HOME_BOARD].astype(np.int64), 0, None).sum(axis=1)
+        child_checkers = plays.boards[:, HOME_BOARD].astype(np.int64).sum(axis=1)
         bore_off = child_checkers < on_board[plays.parents]
         first = np.where(bore_off, 0.0, db.mean_gammon_rolls[child])
         values = np.where(np.asarray(gammon)[plays.parents], first, values)

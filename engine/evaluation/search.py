@@ -76,6 +76,7 @@ from tdgammon.engine.rules.board import (
     BOARD_SIZE,
     MOVER_OFF,
     OPPONENT_OFF,
+    POINTS,
     flip,
     mover_pips,
 )
@@ -432,8 +433,8 @@ class PipCountEvaluator:
         b = b[None, :] if single else b
         mine = mover_pips(b).astype(np.float64)
         theirs = mover_pips(flip(b)).astype(np.float64)
-        my_blots = (b[:, 1:25] == 1).sum(axis=1)
-        their_blots = (b[:, 1:25] == -1).sum(axis=1)
+        my_blots = (b[:, POINTS] == 1).sum(axis=1)
+        their_blots = (b[:, POINTS] == -1).sum(axis=1)
         # the player on roll is worth about 8 pips
         lead = (theirs - mine + 8.0) / (0.1 * (mine + theirs) + 10.0)
         lead += 0.15 * (their_blots - my_blots)

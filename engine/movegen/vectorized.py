@@ -48,7 +48,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from tdgammon.engine.rules.board import BOARD_DTYPE, BOARD_SIZE, MOVER_BAR, MOVER_HAND, OPPONENT_BAR
+from tdgammon.engine.rules.board import (
+    BOARD_DTYPE,
+    BOARD_SIZE,
+    MOVER_BAR,
+    MOVER_HAND,
+    OFF_AND_HOME_BOARD,
+    OPPONENT_BAR,
+    OUTSIDE_HOME,
+    POINTS_AND_BAR,
+)
 from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.variants import Variant, get_variant
 
@@ -184,7 +193,7 @@ def _legal_sources(
     canonical order of doubles) or None.
     """
     frontier = len(boards)
-    has_checker = boards[:, 1:26] > 0
+    has_checker = boards[:, POINTS_AND_BAR] > 0
     mask = np.zeros((frontier, 26), dtype=bool)
     # 2.2: "It may not end on a point held by two or more opposing checkers."
     # Sources die+1..25 land on points 1..25-die.
@@ -192,7 +201,7 @@ def _legal_sources(
     if variant.no_hit_before_home:
         # Dutch: "a player may not hit until at least one of his own checkers
         # has reached his home board" (a checker borne off has reached it).
-        reached = (boards[:, 0:7] > 0).any(axis=1)
+        reached = (boards[:, OFF_AND_HOME_BOARD] > 0).any(axis=1)
         open_point = (landing >= 0) | ((landing == -1) & reached[:, None])
     else:
         open_point = landing >= -1
@@ -213,7 +222,7 @@ def _legal_sources(
         mask[:, 25] &= off_bar
     # 3.1: "Bearing off is allowed only while all of the mover's remaining
     # checkers are in the home board (none on the bar, none on points 7-24)."
-    all_home = ~(boards[:, 7:26] > 0).any(axis=1)
+    all_home = ~(boards[:, OUTSIDE_HOME] > 0).any(axis=1)
     if any_in_hand:
         all_home &= ~in_hand
     if all_home.any():

@@ -35,6 +35,7 @@ from tdgammon.engine.rules.board import (
     MOVER_OFF,
     OPPONENT_BAR,
     OPPONENT_OFF,
+    POINTS_AND_BAR,
     flip,
     has_contact,
 )
@@ -79,7 +80,7 @@ def keith_count(board: np.ndarray) -> float:
     2 per checker beyond one on point 1, 1 per checker beyond one on point 2,
     1 per checker beyond three on point 3, 1 per empty point among 4, 5, 6."""
     b = np.asarray(board).astype(np.int64)
-    pips = int((np.clip(b[1:26], 0, None) * np.arange(1, 26)).sum())
+    pips = int((np.clip(b[POINTS_AND_BAR], 0, None) * np.arange(1, 26)).sum())
     extra = 2 * max(b[1] - 1, 0) + max(b[2] - 1, 0) + max(b[3] - 3, 0)
     extra += sum(1 for p in (4, 5, 6) if b[p] <= 0)
     return float(pips + extra)

@@ -33,7 +33,7 @@ from tdgammon.engine.flow.game import (
     GameResult,
 )
 from tdgammon.engine.flow.match import Match
-from tdgammon.engine.rules.board import MOVER_BAR, MOVER_HAND, MOVER_OFF
+from tdgammon.engine.rules.board import MOVER_BAR, MOVER_HAND, MOVER_OFF, OPPONENT_HOME_BOARD
 from tdgammon.engine.rules.errors import RuleError
 from tdgammon.engine.rules.outcome import BACKGAMMON, GAMMON, SINGLE
 from tdgammon.engine.rules.position import Position
@@ -85,7 +85,7 @@ def max_result(board: np.ndarray, variant=None) -> int:
         return rules.checkers - int(b[MOVER_OFF])
     if b[MOVER_OFF] > 0:
         return SINGLE
-    if b[MOVER_BAR] > 0 or b[MOVER_HAND] > 0 or (b[19:25] > 0).any():
+    if b[MOVER_BAR] > 0 or b[MOVER_HAND] > 0 or (b[OPPONENT_HOME_BOARD] > 0).any():
         return BACKGAMMON
     return GAMMON
 

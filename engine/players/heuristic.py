@@ -28,7 +28,16 @@ from __future__ import annotations
 
 import numpy as np
 from tdgammon.engine.movegen.vectorized import MoveList, best_rows
-from tdgammon.engine.rules.board import MOVER_HAND, MOVER_OFF, OPPONENT_BAR, OPPONENT_HAND, flip
+from tdgammon.engine.rules.board import (
+    MOVER_HAND,
+    MOVER_OFF,
+    OPPONENT_BAR,
+    OPPONENT_HAND,
+    OPPONENT_HOME_BOARD,
+    POINTS,
+    POINTS_AND_BAR,
+    flip,
+)
 from tdgammon.engine.rules.variants import Variant, get_variant
 
 SHOTS = np.zeros(25, dtype=np.float64)
@@ -50,7 +59,7 @@ EXTRA_ROLL_BONUS = 8.0
 def _pips(b: np.ndarray) -> np.ndarray:
     """Mover's pips of ``b (M, 30) int16``: points, bar and hand (25 each)."""
     mover = np.maximum(b, 0)
-    return (mover[:, 1:26] * np.arange(1, 26)).sum(axis=1) + 25 * mover[:, MOVER_HAND]
+    return (mover[:, POINTS_AND_BAR] * np.arange(1, 26)).sum(axis=1) + 25 * mover[:, MOVER_HAND]
 
 
 def heuristic_scores(boards: np.ndarray, variant: str | Variant | None = None) -> np.ndarray:
@@ -61,23 +70,23 @@ def heuristic_scores(boards: np.ndarray, variant: str | Variant | None = None) -
     fb = flip(b)
     race = _pips(fb).astype(np.float64) - _pips(b)
     hits = -b[:, OPPONENT_BAR].astype(np.float64)
-    made = b[:, 1:25] >= 2
-    points = (made * POINT_VALUE[1:25]).sum(axis=1)
-    stacks = np.maximum(b[:, 1:25] - 3, 0).sum(axis=1)
+    made = b[:, POINTS] >= 2
+    points = (made * POINT_VALUE[POINTS]).sum(axis=1)
+    stacks = np.maximum(b[:, POINTS] - 3, 0).sum(axis=1)
     off = b[:, MOVER_OFF].astype(np.float64)
 
     # Blots and the opponent's checkers behind them (opponent moves up in index).
-    blot = b[:, 1:25] == 1  # (M, 24), column p-1 = point p
+    blot = b[:, POINTS] == 1  # (M, 24), column p-1 = point p
     attacker = np.zeros((len(b), 25), dtype=bool)  # column q = index q, 0 = entering
     attacker[:, 0] = (b[:, OPPONENT_BAR] < 0) | (b[:, OPPONENT_HAND] < 0)
-    attacker[:, 1:25] = b[:, 1:25] < 0
+    attacker[:, POINTS] = b[:, POINTS] < 0
     shots = np.zeros((len(b), 24), dtype=np.float64)
     for d in range(1, 25):
         # blot at point p (column p-1) hit from index p - d (column p - d of attacker)
         shots[:, d - 1 :] += SHOTS[d] * attacker[:, : 25 - d]
     shots = np.minimum(shots, 36.0) * blot
     if variant.no_hit_before_home:
-        may_hit = (b[:, 19:25] < 0).any(axis=1)
+        may_hit = (b[:, OPPONENT_HOME_BOARD] < 0).any(axis=1)
         shots *= may_hit[:, None]
     loss = 25 - np.arange(1, 25) + 6.0
     risk = (shots / 36.0 * loss).sum(axis=1)

@@ -48,10 +48,19 @@ MOVER_HAND = 28
 OPPONENT_HAND = 29
 
 POINTS = slice(FIRST_POINT, LAST_POINT + 1)
+"""The 24 points, indices 1..24."""
+POINTS_AND_BAR = slice(FIRST_POINT, MOVER_BAR + 1)
+"""The points and the mover's bar, indices 1..25 (index = pips to bear off)."""
 HOME_BOARD = slice(1, 7)
 """Mover's home board, points 1..6 (docs/rules.md: "the mover's home board is points 1-6")."""
-OUTSIDE_HOME = slice(7, 26)
+OFF_AND_HOME_BOARD = slice(MOVER_OFF, 7)
+"""Borne off or in the home board, indices 0..6: checkers that have reached home."""
+OUTSIDE_HOME = slice(7, MOVER_BAR + 1)
 """Points 7..24 and the bar: a mover checker here forbids bearing off."""
+OPPONENT_HOME_BOARD = slice(19, LAST_POINT + 1)
+"""The opponent's home board, the mover's points 19..24."""
+OPPONENT_OUTSIDE_HOME = slice(FIRST_POINT, 19)
+"""The mover's points 1..18: outside the opponent's home board."""
 
 CHECKERS_PER_SIDE = 15
 
@@ -125,7 +134,7 @@ def mover_pips(boards: np.ndarray) -> np.ndarray:
     """
     b = np.asarray(boards, dtype=np.int64)
     weights = np.zeros(BOARD_SIZE, dtype=np.int64)
-    weights[1:26] = np.arange(1, 26)
+    weights[POINTS_AND_BAR] = np.arange(1, 26)
     weights[MOVER_HAND] = 25
     return (np.clip(b, 0, None) * weights).sum(axis=-1)
 
@@ -206,11 +215,11 @@ def has_contact(boards: np.ndarray) -> np.ndarray:
     """
     b = np.asarray(boards)
     points = np.arange(BOARD_SIZE)
-    mover_here = b[..., 1:26] > 0
-    mover_back = np.where(mover_here, points[1:26], 0).max(axis=-1)
+    mover_here = b[..., POINTS_AND_BAR] > 0
+    mover_back = np.where(mover_here, points[POINTS_AND_BAR], 0).max(axis=-1)
     mover_back = np.where(b[..., MOVER_HAND] > 0, 25, mover_back)
-    opponent_here = b[..., 1:25] < 0
-    opponent_back = np.where(opponent_here, points[1:25], 25).min(axis=-1)
+    opponent_here = b[..., POINTS] < 0
+    opponent_back = np.where(opponent_here, points[POINTS], 25).min(axis=-1)
     opponent_back = np.where(
         (b[..., OPPONENT_BAR] < 0) | (b[..., OPPONENT_HAND] < 0), 0, opponent_back
     )

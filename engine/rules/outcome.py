@@ -16,11 +16,13 @@ from __future__ import annotations
 import numpy as np
 from tdgammon.engine.rules.board import (
     CHECKERS_PER_SIDE,
+    HOME_BOARD,
     MOVER_BAR,
     MOVER_HAND,
     MOVER_OFF,
     OPPONENT_BAR,
     OPPONENT_HAND,
+    OPPONENT_HOME_BOARD,
     OPPONENT_OFF,
 )
 from tdgammon.engine.rules.outputs import LOSE_GAMMON, N_OUTPUTS, WIN_GAMMON, equity, outcome_probs
@@ -64,12 +66,16 @@ def result_kind(boards: np.ndarray, checkers_per_side: int = CHECKERS_PER_SIDE) 
     # Loser = opponent (mover won): opponent's checkers are negative.
     opp_none_off = b[..., OPPONENT_OFF] == 0
     opp_back = (
-        (b[..., OPPONENT_BAR] < 0) | (b[..., OPPONENT_HAND] < 0) | (b[..., 1:7] < 0).any(axis=-1)
+        (b[..., OPPONENT_BAR] < 0)
+        | (b[..., OPPONENT_HAND] < 0)
+        | (b[..., HOME_BOARD] < 0).any(axis=-1)
     )
     # Loser = mover (opponent won).
     mover_none_off = b[..., MOVER_OFF] == 0
     mover_back = (
-        (b[..., MOVER_BAR] > 0) | (b[..., MOVER_HAND] > 0) | (b[..., 19:25] > 0).any(axis=-1)
+        (b[..., MOVER_BAR] > 0)
+        | (b[..., MOVER_HAND] > 0)
+        | (b[..., OPPONENT_HOME_BOARD] > 0).any(axis=-1)
     )
     none_off = np.where(win == MOVER_WINS, opp_none_off, mover_none_off)
     back = np.where(win == MOVER_WINS, opp_back, mover_back)
