@@ -18,10 +18,8 @@ import numpy as np
 from tdgammon.engine.formats.notation import point_name
 from tdgammon.engine.movegen.reference import Move
 from tdgammon.engine.rules.board import MOVER_BAR, MOVER_HAND, MOVER_OFF, OPPONENT_BAR
+from tdgammon.engine.rules.dice import MAX_MOVES_ACEY_DEUCEY
 from tdgammon.engine.rules.errors import RuleError
-
-MAX_PAIRS = 6
-"""Most (from, to) pairs of one play: the Acey-Deucey 1-2 (the 1, the 2, four of the double)."""
 
 
 def check_pairs(moves) -> tuple[Move, ...]:
@@ -30,8 +28,8 @@ def check_pairs(moves) -> tuple[Move, ...]:
         pairs = tuple((int(a), int(b)) for a, b in moves)
     except (TypeError, ValueError):
         raise RuleError(f"a play is a list of (from, to) pairs, got {moves!r}") from None
-    if len(pairs) > MAX_PAIRS:
-        raise RuleError(f"a play has at most {MAX_PAIRS} moves, got {len(pairs)}")
+    if len(pairs) > MAX_MOVES_ACEY_DEUCEY:
+        raise RuleError(f"a play has at most {MAX_MOVES_ACEY_DEUCEY} moves, got {len(pairs)}")
     for a, b in pairs:
         if not (1 <= a <= 25 or a == MOVER_HAND) or not 0 <= b <= 24 or (b >= a):
             raise RuleError(

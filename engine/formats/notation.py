@@ -77,13 +77,10 @@ from tdgammon.engine.movegen.reference import (
     apply_move,
 )
 from tdgammon.engine.rules.board import BOARD_SIZE, MOVER_BAR, MOVER_HAND, MOVER_OFF
+from tdgammon.engine.rules.dice import MAX_MOVES, MAX_MOVES_ACEY_DEUCEY
 from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.variants import Variant, get_variant
 
-MAX_MOVES = 4
-"""docs/rules.md 2.3: doubles are "four moves", the most any roll plays."""
-MAX_MOVES_ACEY_DEUCEY = 6
-"""docs/rules.md 7: the Acey-Deucey 1-2 plays the 1, the 2 and four moves of the named double."""
 _NAMED_DOUBLE_RE = re.compile(r"([1-6])-([1-6]):")
 
 EMPTY_PLAY_WORDS = frozenset({"", "pass", "no move", "cannot move"})

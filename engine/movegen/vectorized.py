@@ -58,13 +58,10 @@ from tdgammon.engine.rules.board import (
     OUTSIDE_HOME,
     POINTS_AND_BAR,
 )
+from tdgammon.engine.rules.dice import MAX_MOVES, MAX_MOVES_ACEY_DEUCEY
 from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.variants import Variant, get_variant
 
-MAX_MOVES = 4
-"""Moves in the longest play of an ordinary roll (a double)."""
-MAX_MOVES_ACEY_DEUCEY = 6
-"""Acey-Deucey 1-2: the 1, the 2, then four moves of the named double."""
 NO_MOVE = -1
 HAND_SOURCE = MOVER_HAND
 """Source recorded for a checker entering from the hand (variants): board index 28."""

@@ -8,6 +8,11 @@ from __future__ import annotations
 import numpy as np
 from tdgammon.engine.rules.errors import FormatError
 
+MAX_MOVES = 4
+"""docs/rules.md 2.3: doubles are "four moves", the most any roll plays."""
+MAX_MOVES_ACEY_DEUCEY = 6
+"""docs/rules.md 7: the Acey-Deucey 1-2 plays the 1, the 2 and four moves of the named double."""
+
 ALL_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dtype=np.int8)
 """``(21, 2) int8``: every distinct roll, larger die first."""
 
