@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tdgammon.engine.cube import match_equity as me
 from tdgammon.engine.cube import theory as cube
 from tdgammon.engine.rules.board import board_from_points, starting_board
 from tdgammon.engine.rules.position import Position
@@ -196,4 +197,28 @@ def test_match_emg_matches_mwc():
     d = decide([0.6, 0.2, 0.01, 0.1, 0.0], match(5, 4))
     assert d.double_pass == pytest.approx(1.0)
     assert np.isfinite([d.no_double, d.double_take, d.cubeless_equity]).all()
-    assert d.to_json()["mwc"]["double_pass"] == pytest.approx(d.mwc["double_pass"])
+    # each EMG is its MWC rescaled by the table at this score (cube 1):
+    # E = 2 (MWC - MWC(lose 1)) / (MWC(win 1) - MWC(lose 1)) - 1
+    win_1, lose_1 = me.mwc(4, 4), me.mwc(5, 3)
+    for emg, mwc in (
+        (d.no_double, d.mwc["no_double"]),
+        (d.double_take, d.mwc["double_take"]),
+        (d.double_pass, d.mwc["double_pass"]),
+        (d.cubeless_equity, d.mwc["cubeless"]),
+        (d.cubeful_equity, d.mwc["cubeful"]),
+    ):
+        assert emg == pytest.approx(2 * (mwc - lose_1) / (win_1 - lose_1) - 1, abs=1e-9)
+    # a pass gives the doubler one point: 5-away becomes 4-away
+    assert d.mwc["double_pass"] == pytest.approx(me.mwc(4, 4))
+    # cubeless: the outcome probabilities times the MWC after each outcome, by hand
+    # (single win 0.4, gammon 0.19, backgammon 0.01; single loss 0.3, gammon 0.1)
+    cubeless = (
+        0.40 * me.mwc(4, 4)
+        + 0.19 * me.mwc(3, 4)
+        + 0.01 * me.mwc(2, 4)
+        + 0.30 * me.mwc(5, 3)
+        + 0.10 * me.mwc(5, 2)
+    )
+    assert d.mwc["cubeless"] == pytest.approx(cubeless, abs=1e-9)
+    js = d.to_json()
+    assert js["mwc"] == d.mwc and js["double_pass"] == d.double_pass

@@ -9,6 +9,8 @@ import pytest
 from tdgammon.engine.flow.game import (
     BEAVERED,
     DOUBLED,
+    ENDED_BY_BEAR_OFF,
+    ENDED_BY_DROP,
     OPENING,
     RESIGNING,
     TO_MOVE,
@@ -241,15 +243,34 @@ def test_random_bot_games_with_random_cube_actions():
     agents = [RandomAgent(1, double_rate=0.3), RandomAgent(2, double_rate=0.3)]
     settings = MatchSettings(beavers=True, jacoby=True, max_cube=256, max_games=50)
     count = int(os.environ.get("TDGAMMON_BOT_GAMES", "2000"))
-    totals = [0, 0]
-    for _ in range(count // 50):
+    wins = [0, 0]
+    ends, cubes, games = set(), set(), 0
+    for _ in range(max(1, count // 50)):
         match = Match(settings, rng=rng)
         play_match(match, agents)
         match.check_invariants()
+        assert len(match.games) == 50
         for game in match.games:
-            assert game.result is not None and game.cube_value <= 256
-            totals[game.result.winner] += game.result.points
-    assert sum(totals) > 0
+            result = game.result
+            assert result is not None and game.cube_value <= 256
+            # points = cube x kind; a drop scores the cube; Jacoby: an unturned cube
+            # scores gammons and backgammons as singles
+            if result.ended_by == ENDED_BY_DROP:
+                counted = SINGLE
+            elif game.cube_owner is None:
+                counted = SINGLE  # Jacoby
+            else:
+                counted = result.kind
+            assert result.points == result.cube_value * counted
+            wins[result.winner] += 1
+            ends.add(result.ended_by)
+            cubes.add(result.cube_value)
+            games += 1
+    # the random cube actions really happen: drops, and cubes turned and beavered
+    assert ENDED_BY_DROP in ends and ENDED_BY_BEAR_OFF in ends
+    assert max(cubes) >= 4
+    # the same bot in both seats: the seats win equally often (binomial, 5 sd)
+    assert abs(wins[0] - games / 2) <= 5 * (games / 4) ** 0.5, wins
 
 
 def test_phases_cover_everything():

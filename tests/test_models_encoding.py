@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tdgammon.engine.flow.random_play import random_game_positions
+from tdgammon.engine.flow.random_play import random_boards, random_game_positions
 from tdgammon.engine.rules.board import board_from_points, flip, starting_board
 from tdgammon.models.encoding import (
     ENCODINGS,
@@ -160,6 +160,53 @@ def test_distinct_positions_encode_differently(name):
     assert len(np.unique(boards, axis=0)) == len(np.unique(encoded, axis=0))
 
 
+def _decode_raw_side(side):
+    """Checkers on points 1..24 (own numbering), bar and off, read back from 98 units."""
+    units = side[: 24 * 4].reshape(24, 4).astype(np.float64)
+    counts = units[:, :3].sum(axis=1) + 2 * units[:, 3]
+    return np.rint(counts).astype(int), int(np.rint(2 * side[96])), int(np.rint(15 * side[97]))
+
+
+def _sample_boards():
+    rng = np.random.default_rng(10)
+    boards, _ = random_game_positions(400, rng, parallel_games=8)  # openings to bear-offs
+    boards = np.concatenate([boards, random_boards(400, rng), starting_board()[None, :]])
+    return np.concatenate([boards, flip(boards)])
+
+
+def test_raw_inputs_give_back_the_board():
+    # The raw units of a side are a lossless code of its checkers: n = u1 + u2 + u3
+    # + 2 u4 on every point, bar = 2 x unit, off = 15 x unit; 15 checkers a side.
+    boards = _sample_boards()
+    x = raw_encoding(boards)
+    for board, row in zip(boards, x, strict=True):
+        mover = _decode_raw_side(row[:RAW_SIDE_SIZE])
+        opponent = _decode_raw_side(row[RAW_SIDE_SIZE : 2 * RAW_SIDE_SIZE])
+        rebuilt = np.zeros(30, dtype=int)
+        rebuilt[1:25] = mover[0]
+        rebuilt[25], rebuilt[0] = mover[1], mover[2]
+        rebuilt[24:0:-1] -= opponent[0]  # the opponent's point k is the mover's 25 - k
+        rebuilt[26], rebuilt[27] = -opponent[1], -opponent[2]
+        np.testing.assert_array_equal(rebuilt, board)
+        for counts, bar, off in (mover, opponent):
+            assert counts.sum() + bar + off == 15
+
+
+def test_raw_input_ranges():
+    x = raw_encoding(_sample_boards())
+    for side in (x[:, :RAW_SIDE_SIZE], x[:, RAW_SIDE_SIZE : 2 * RAW_SIDE_SIZE]):
+        units = side[:, :96].reshape(len(x), 24, 4)
+        assert np.isin(units[:, :, :3], [0, 1]).all()
+        # thresholds: n >= 3 implies n >= 2 implies n >= 1; the 4th unit only past 3
+        assert (units[:, :, 0] >= units[:, :, 1]).all()
+        assert (units[:, :, 1] >= units[:, :, 2]).all()
+        assert ((units[:, :, 3] == 0) | (units[:, :, 2] == 1)).all()
+        assert ((units[:, :, 3] >= 0) & (units[:, :, 3] <= 6)).all()  # (15 - 3) / 2
+        assert ((side[:, 96] >= 0) & (side[:, 96] <= 7.5)).all()
+        assert ((side[:, 97] >= 0) & (side[:, 97] <= 1)).all()
+    np.testing.assert_array_equal(x[:, -2:], [[1, 0]] * len(x))
+
+
 # ----------------------------------------------------------------- hand inputs (variants)
 
 
@@ -233,6 +280,7 @@ def test_shipped_standard_model_evaluates_exactly_as_before():
     import torch
     from tdgammon.engine.evaluation.evaluator import NetworkAgent, default_evaluator
     from tdgammon.engine.movegen.vectorized import generate_moves
+    from tdgammon.engine.rules.outputs import invert
 
     torch.set_num_threads(1)
     evaluator = default_evaluator()
@@ -249,9 +297,27 @@ def test_shipped_standard_model_evaluates_exactly_as_before():
         rtol=0,
         atol=1e-7,
     )
-    boards, dice = random_game_positions(300, np.random.default_rng(7))
+    # The standard path is exactly: flip each resulting board, raw-encode it, run the
+    # network, invert; a play that bears off the last checker gets its exact result.
+    # Opening 3-1 (a contact position) and a last-roll bear-off (2 checkers on the
+    # 1 point; the opponent has none off and none in the mover's home board: 1-1 and
+    # 6-5 both win a gammon, not a backgammon).
+    bearoff = board_from_points({1: 2}, {6: 5, 13: 5, 18: 5})
+    boards = np.stack([starting_board(), bearoff, bearoff])
+    dice = np.array([[3, 1], [1, 1], [6, 5]])
     moves = generate_moves(boards, dice)
-    assert len(moves) == 6139
     probs = evaluator.play_probabilities(moves)
-    assert float(probs.astype(np.float64).sum()) == pytest.approx(4748.341886725568, abs=1e-3)
-    assert int(NetworkAgent(evaluator).choose_plays(boards, dice, moves).sum()) == 818020
+    done = moves.boards[:, 0] == 15
+    assert done[moves.parents == 1].all() and done[moves.parents == 2].all()
+    assert not done[moves.parents == 0].any()
+    with torch.inference_mode():
+        encoded = raw_encoding(flip(moves.boards[~done]))
+        by_hand = invert(evaluator.network(torch.from_numpy(encoded)).numpy())
+    np.testing.assert_allclose(probs[~done], by_hand, rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(probs[done], [[1, 1, 0, 0, 0]] * int(done.sum()))
+    # and the player ranks plays by that: the shipped model makes its 5 point with 3-1
+    chosen = NetworkAgent(evaluator).choose_plays(boards, dice, moves)
+    np.testing.assert_array_equal(
+        moves.boards[chosen[0]],
+        board_from_points({24: 2, 13: 5, 8: 2, 6: 4, 5: 2}, {24: 2, 13: 5, 8: 3, 6: 5}),
+    )

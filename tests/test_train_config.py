@@ -64,6 +64,8 @@ def test_overrides():
         ("model.preset=huge", "model.preset"),
         ("td.td_lambda=2", "td_lambda"),
         ("learning_rate=1", "section.field"),
+        ("td.learning_rate_half_life_games=-5", "half_life_games must be >= 0"),
+        ("td.min_learning_rate=-0.1", "min_learning_rate must be >= 0"),
     ],
 )
 def test_bad_overrides_name_the_key(override, message):
@@ -78,3 +80,18 @@ def test_bad_file(tmp_path):
         load_config(bad)
     with pytest.raises(ConfigError, match="missing.toml"):
         load_config(tmp_path / "missing.toml")
+
+
+def test_a_decay_floor_above_the_starting_rate_is_refused():
+    # The floor would otherwise raise the rate above the configured one from game 0.
+    with pytest.raises(ConfigError, match="must not exceed td.learning_rate"):
+        load_config(
+            None,
+            [
+                "td.learning_rate=0.00005",
+                "td.learning_rate_half_life_games=1000",
+                "td.min_learning_rate=0.0001",
+            ],
+        )
+    # Without a decay the floor plays no part.
+    assert load_config(None, ["td.learning_rate=0.00005"]).td.learning_rate == 0.00005

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
-from tdgammon.engine.rules.board import CHECKERS_PER_SIDE
+from tdgammon.engine.rules.board import CHECKERS_PER_SIDE, MOVER_OFF, OPPONENT_OFF
 from tdgammon.engine.rules.outputs import invert
 from tdgammon.models.network import PRESETS, build_network
 from tdgammon.train.selfplay import SelfPlay, lambda_returns
@@ -52,7 +52,12 @@ def test_selfplay_games_finish_with_consistent_histories():
     play = SelfPlay(32, np.random.default_rng(0))
     while play.games_finished < 40:
         play.step(evaluator)
-        assert (np.abs(play.boards).sum(axis=1) >= 2 * CHECKERS_PER_SIDE - 30).all()
+        # every game in flight keeps exactly 15 checkers a side (points, bar and off
+        # counted) and is not over: nobody has borne off all 15 yet
+        assert (np.where(play.boards > 0, play.boards, 0).sum(axis=1) == CHECKERS_PER_SIDE).all()
+        assert (np.where(play.boards < 0, -play.boards, 0).sum(axis=1) == CHECKERS_PER_SIDE).all()
+        assert (play.boards[:, MOVER_OFF] < CHECKERS_PER_SIDE).all()
+        assert (-play.boards[:, OPPONENT_OFF] < CHECKERS_PER_SIDE).all()
     boards, targets, games = play.take_finished(0.7)
     assert games == play.games_finished >= 40
     assert len(boards) == len(targets) and targets.shape[1] == 5

@@ -220,6 +220,16 @@ def validate(config: Config) -> None:
         (config.td.minibatch_size >= 1, "td.minibatch_size must be at least 1"),
         (config.td.optimizer in ("adam", "sgd"), "td.optimizer must be adam or sgd"),
         (config.td.learning_rate > 0, "td.learning_rate must be positive"),
+        (
+            config.td.learning_rate_half_life_games >= 0,
+            "td.learning_rate_half_life_games must be >= 0 (0: constant rate)",
+        ),
+        (config.td.min_learning_rate >= 0, "td.min_learning_rate must be >= 0"),
+        (
+            config.td.learning_rate_half_life_games == 0
+            or config.td.min_learning_rate <= config.td.learning_rate,
+            "td.min_learning_rate (the floor of the decay) must not exceed td.learning_rate",
+        ),
         (config.run.threads >= 1, "run.threads must be at least 1"),
         (config.run.max_games >= 0, "run.max_games must be >= 0"),
     ]
