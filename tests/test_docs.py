@@ -87,8 +87,13 @@ def text_of(path: str) -> str:
     return URL.sub("", (ROOT / path).read_text(encoding="utf-8", errors="replace"))
 
 
+EXTERNAL_SOURCES = {"docs/strength_notes.md"}
+"""Documents about other projects: their backticked paths name those projects' files."""
+
+
 def doc_files() -> list[str]:
-    return ["README.md"] + [p for p in project_files() if re.fullmatch(r"docs/[^/]+\.md", p)]
+    docs = [p for p in project_files() if re.fullmatch(r"docs/[^/]+\.md", p)]
+    return ["README.md"] + [p for p in docs if p not in EXTERNAL_SOURCES]
 
 
 @cache

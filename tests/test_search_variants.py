@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from tdgammon.engine.cube.agent import CubeAgent
 from tdgammon.engine.evaluation.evaluator import load_evaluator
-from tdgammon.engine.evaluation.search import Search, invert_probabilities
+from tdgammon.engine.evaluation.search import Search
 from tdgammon.engine.flow.random_play import random_game_positions
 from tdgammon.engine.movegen.reference import legal_plays
 from tdgammon.engine.players.duel import play_duel
@@ -18,6 +18,7 @@ from tdgammon.engine.rules.board import MOVER_OFF, flip
 from tdgammon.engine.rules.dice import ALL_ROLLS, ROLL_WEIGHTS
 from tdgammon.engine.rules.errors import TdgammonError
 from tdgammon.engine.rules.outcome import variant_equity
+from tdgammon.engine.rules.outputs import invert
 from tdgammon.engine.rules.variants import VARIANTS, get_variant
 from tdgammon.models import shipped_model
 
@@ -53,7 +54,7 @@ def test_one_ply_is_the_average_of_the_best_zero_ply_play(variant_search):
                 if play is not None and play.extra_roll:
                     values.append(search.static(after))
                 else:
-                    values.append(invert_probabilities(search.static(flip(after))))
+                    values.append(invert(search.static(flip(after))))
             scores = [float(variant_equity(v, variant)) for v in values]
             expected += weight * values[int(np.argmax(scores))]
         np.testing.assert_allclose(search.evaluate(board, 1), expected, atol=3e-6)
