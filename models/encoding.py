@@ -321,8 +321,20 @@ class Encoding:
     """``(B, 30) int8`` boards, view of the player on roll -> ``(B, size) float32``."""
 
 
+def expert_encoding(boards: np.ndarray) -> np.ndarray:
+    """``expert`` (raw + 56 expert features, ``EXPERT_SIZE`` inputs): see
+    ``tdgammon.models.features``, imported on first use since it builds on this module."""
+    from tdgammon.models.features import expert_encoding as encode
+
+    return encode(boards)
+
+
+EXPERT_SIZE = RAW_SIZE + 56
+"""Equal to ``tdgammon.models.features.EXPERT_SIZE`` (checked by its tests)."""
+
 ENCODINGS = {
     "raw": Encoding("raw", 1, RAW_SIZE, raw_encoding),
     "extended": Encoding("extended", 1, EXTENDED_SIZE, extended_encoding),
     "raw_hand": Encoding("raw_hand", 1, RAW_HAND_SIZE, raw_hand_encoding),
+    "expert": Encoding("expert", 1, EXPERT_SIZE, expert_encoding),
 }

@@ -57,6 +57,9 @@ PRESETS = {
     "extended128": Preset(
         "extended128", "extended", (128,), "extended inputs (raw + 19 features), 128 hidden"
     ),
+    "expert128": Preset(
+        "expert128", "expert", (128,), "expert inputs (raw + 56 features), 128 hidden"
+    ),
     "tiny": Preset("tiny", "raw", (8,), "8 hidden units: for tests only"),
     "hand40": Preset("hand40", "raw_hand", (40,), "variants: 198 raw + 2 hand inputs, 40 hidden"),
     "hand80": Preset("hand80", "raw_hand", (80,), "variants: 198 raw + 2 hand inputs, 80 hidden"),
