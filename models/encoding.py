@@ -50,6 +50,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from tdgammon.engine.rules.board import flip, has_contact
+from tdgammon.engine.rules.dice import ROLLS_REACHING
 
 POINT_UNITS = 4
 RAW_SIDE_SIZE = 24 * POINT_UNITS + 2
@@ -128,21 +129,6 @@ def raw_hand_encoding(boards: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------- features
 
 
-def _rolls_reaching(distance: int) -> np.ndarray:
-    """``(36,) bool``: rolls (d1, d2), row-major, with which one checker can travel
-    exactly ``distance`` pips, ignoring blocks (blocks are checked by the callers
-    that need them)."""
-    out = np.zeros(36, dtype=bool)
-    for d1 in range(1, 7):
-        for d2 in range(1, 7):
-            steps = [d1] * 4 if d1 == d2 else [d1, d2]
-            if d1 == d2:
-                out[(d1 - 1) * 6 + d2 - 1] = distance in (d1, 2 * d1, 3 * d1, 4 * d1)
-            else:
-                out[(d1 - 1) * 6 + d2 - 1] = distance in (d1, d2, sum(steps))
-    return out
-
-
 def _roll_paths() -> tuple[np.ndarray, np.ndarray]:
     """Paths one checker can take with each of the 36 rolls.
 
@@ -173,7 +159,7 @@ _LAST_OFFSET = np.take_along_axis(
 )[:, :, 0]  # (36, 4)
 
 
-_REACH = np.stack([_rolls_reaching(d) for d in range(1, 26)]).astype(np.float32)
+_REACH = ROLLS_REACHING[1:26].astype(np.float32)
 """``(25, 36) float32``: row d-1 = rolls that can carry one checker exactly d pips."""
 _REACH_T = np.ascontiguousarray(_REACH[:24].T)
 

@@ -38,16 +38,11 @@ from tdgammon.engine.rules.board import (
     POINTS_AND_BAR,
     flip,
 )
+from tdgammon.engine.rules.dice import ROLLS_REACHING
 from tdgammon.engine.rules.variants import Variant, get_variant
 
-SHOTS = np.zeros(25, dtype=np.float64)
+SHOTS = ROLLS_REACHING[:25].sum(axis=1).astype(np.float64)
 """Rolls out of 36 that can carry one checker exactly d pips (no blocks), d = 1..24."""
-for _d1 in range(1, 7):
-    for _d2 in range(1, 7):
-        _reach = {_d1 * k for k in (1, 2, 3, 4)} if _d1 == _d2 else {_d1, _d2, _d1 + _d2}
-        for _d in _reach:
-            if _d <= 24:
-                SHOTS[_d] += 1
 
 POINT_VALUE = np.array([0.0] + [3.0] * 7 + [1.5] * 4 + [1.0] * 13, dtype=np.float64)
 """Value of a made point by index 0..24 (index 0 unused)."""

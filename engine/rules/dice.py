@@ -20,6 +20,27 @@ ROLL_WEIGHTS = np.where(ALL_ROLLS[:, 0] == ALL_ROLLS[:, 1], 1, 2).astype(np.floa
 """``(21,) float64``: probability of each roll of ALL_ROLLS (1/36 doubles, 2/36 others)."""
 
 
+def _rolls_reaching() -> np.ndarray:
+    """``(26, 36) bool``: row d (0..25), column 6 * (d1 - 1) + (d2 - 1) for the
+    ordered roll (d1, d2): can one checker travel exactly d pips with that roll,
+    blocks ignored? A non-double moves d1, d2 or d1 + d2 pips; a double
+    1 to 4 times the die (docs/rules.md 2.1, 2.3)."""
+    out = np.zeros((26, 36), dtype=bool)
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            reach = {d1 * k for k in (1, 2, 3, 4)} if d1 == d2 else {d1, d2, d1 + d2}
+            for d in reach:
+                if d <= 25:
+                    out[d, 6 * (d1 - 1) + d2 - 1] = True
+    return out
+
+
+ROLLS_REACHING = _rolls_reaching()
+"""``(26, 36) bool``: the shot table. Row d: the 36 ordered rolls with which one
+checker can travel exactly d pips, blocks ignored; ``ROLLS_REACHING[d].sum()``
+is the number of direct and indirect shots at distance d."""
+
+
 def parse_dice(text: str) -> tuple[int, int]:
     """Parse ``"52"``, ``"5-2"``, ``"5 2"`` or ``"5,2"`` into ``(5, 2)``.
 
