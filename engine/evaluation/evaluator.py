@@ -33,9 +33,9 @@ import numpy as np
 import torch
 from tdgammon.engine.evaluation.perspective import play_probabilities
 from tdgammon.engine.movegen.vectorized import MoveList, best_rows
-from tdgammon.engine.rules.board import OPPONENT_OFF, flip
+from tdgammon.engine.rules.board import flip
 from tdgammon.engine.rules.errors import FormatError
-from tdgammon.engine.rules.outcome import terminal_probs, variant_equity
+from tdgammon.engine.rules.outcome import OPPONENT_WINS, terminal_probs, variant_equity, winner
 from tdgammon.engine.rules.outputs import N_OUTPUTS, invert
 from tdgammon.engine.rules.variants import Variant, get_variant
 from tdgammon.models import shipped_model
@@ -82,7 +82,7 @@ class NetworkEvaluator:
         boards = np.asarray(boards)
         single = boards.ndim == 1
         boards = boards[None, :] if single else boards
-        lost = -boards[:, OPPONENT_OFF] == self.variant.checkers
+        lost = winner(boards, self.variant.checkers) == OPPONENT_WINS
         probs = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
         if (~lost).any():
             probs[~lost] = self.raw_probabilities(boards[~lost])

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from tdgammon.engine.rules.board import MOVER_OFF, flip
-from tdgammon.engine.rules.outcome import terminal_probs
+from tdgammon.engine.rules.board import flip
+from tdgammon.engine.rules.outcome import MOVER_WINS, terminal_probs, winner
 from tdgammon.engine.rules.outputs import N_OUTPUTS, invert
 from tdgammon.engine.rules.variants import Variant
 
@@ -48,7 +48,7 @@ def play_probabilities(
     out = np.empty((len(after), N_OUTPUTS), dtype=np.float32)
     if len(after) == 0:
         return out
-    done = after[:, MOVER_OFF] == variant.checkers
+    done = winner(after, variant.checkers) == MOVER_WINS
     if extra_roll is None:
         again = np.zeros(len(after), dtype=bool)
     else:

@@ -82,7 +82,14 @@ from tdgammon.engine.rules.board import (
 )
 from tdgammon.engine.rules.dice import ALL_ROLLS, ROLL_WEIGHTS, check_dice
 from tdgammon.engine.rules.errors import TdgammonError
-from tdgammon.engine.rules.outcome import terminal_probs, variant_equity
+from tdgammon.engine.rules.outcome import (
+    MOVER_WINS,
+    OPPONENT_WINS,
+    is_game_over,
+    terminal_probs,
+    variant_equity,
+    winner,
+)
 from tdgammon.engine.rules.outputs import (
     LOSE_BACKGAMMON,
     LOSE_GAMMON,
@@ -223,9 +230,9 @@ class Search:
         """
         b, single = _batch(boards)
         out = np.empty((len(b), N_OUTPUTS), dtype=np.float32)
-        checkers = self.variant.checkers
-        mover_won = b[:, MOVER_OFF] == checkers
-        opponent_won = -b[:, OPPONENT_OFF] == checkers
+        won = winner(b, self.variant.checkers)
+        mover_won = won == MOVER_WINS
+        opponent_won = won == OPPONENT_WINS
         over = mover_won | opponent_won
         if mover_won.any():
             out[mover_won] = terminal_probs(b[mover_won], self.variant)
@@ -235,7 +242,7 @@ class Search:
         if self.use_bearoff and rest.any():
             bear = rest & is_bearoff_position(b)
             if bear.any():
-                out[bear] = evaluate_bearoff(b[bear], checkers_per_side=checkers)
+                out[bear] = evaluate_bearoff(b[bear], checkers_per_side=self.variant.checkers)
                 rest &= ~bear
         if rest.any():
             out[rest] = np.asarray(self.evaluator.evaluate(b[rest]), dtype=np.float32)
@@ -282,8 +289,7 @@ class Search:
         return variant_equity(np.asarray(probabilities), self.variant)
 
     def _is_leaf(self, boards: np.ndarray) -> np.ndarray:
-        checkers = self.variant.checkers
-        over = (boards[:, MOVER_OFF] == checkers) | (-boards[:, OPPONENT_OFF] == checkers)
+        over = is_game_over(boards, self.variant.checkers)
         if self.use_bearoff:
             over |= is_bearoff_position(boards)
         return over

@@ -53,8 +53,8 @@ from tdgammon.engine.cube.agent import CubeAgent
 from tdgammon.engine.formats.notation import format_move_plain
 from tdgammon.engine.formats.parse import parse_position
 from tdgammon.engine.movegen.vectorized import generate_moves
-from tdgammon.engine.rules.board import CHECKERS_PER_SIDE, MOVER_OFF, OPPONENT_OFF
 from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.engine.rules.outcome import is_game_over
 
 ENGINE_NAME = "tdgammon"
 ENGINE_AUTHOR = "the tdgammon authors"
@@ -120,11 +120,7 @@ class UbgiEngine:
                 return self._sorry("a beaver or raccoon is on the table: UBGI has no answer")
             return self.agent.decide_take(position)
         if position.dice is None:
-            board = position.board
-            over = (
-                board[MOVER_OFF] == CHECKERS_PER_SIDE or -board[OPPONENT_OFF] == CHECKERS_PER_SIDE
-            )
-            if over:
+            if is_game_over(position.board):
                 return self._sorry("the game is over: there is nothing to decide")
             return "double" if self.agent.decide_double(position) else "roll"
         moves = generate_moves(position.board[None, :], np.array([position.dice], dtype=np.int8))

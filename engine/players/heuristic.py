@@ -39,6 +39,7 @@ from tdgammon.engine.rules.board import (
     flip,
 )
 from tdgammon.engine.rules.dice import ROLLS_REACHING
+from tdgammon.engine.rules.outcome import MOVER_WINS, winner
 from tdgammon.engine.rules.variants import Variant, get_variant
 
 SHOTS = ROLLS_REACHING[:25].sum(axis=1).astype(np.float64)
@@ -87,7 +88,7 @@ def heuristic_scores(boards: np.ndarray, variant: str | Variant | None = None) -
     risk = (shots / 36.0 * loss).sum(axis=1)
 
     score = race + 4.0 * hits + points - risk - 0.5 * stacks + 2.0 * off
-    won = b[:, MOVER_OFF] == variant.checkers
+    won = winner(b, variant.checkers) == MOVER_WINS
     return np.where(won, WIN_SCORE + off, score)
 
 

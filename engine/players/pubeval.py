@@ -15,6 +15,7 @@ from importlib import resources
 
 import numpy as np
 from tdgammon.engine.rules.board import CHECKERS_PER_SIDE, MOVER_OFF, OPPONENT_BAR
+from tdgammon.engine.rules.outcome import MOVER_WINS, winner
 
 N_INPUTS = 122
 
@@ -56,4 +57,4 @@ def score(boards_after: np.ndarray, race_before: np.ndarray) -> np.ndarray:
     contact_w, race_w = weights()
     x = encode(boards_after)
     s = np.where(race_before, x @ race_w, x @ contact_w)
-    return np.where(boards_after[:, MOVER_OFF] == CHECKERS_PER_SIDE, np.inf, s)
+    return np.where(winner(boards_after) == MOVER_WINS, np.inf, s)
