@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from tdgammon.engine.flow.random_play import random_game_positions
 from tdgammon.engine.movegen.reference import legal_plays
-from tdgammon.engine.movegen.vectorized import HAND_SOURCE, NO_MOVE, generate_moves
+from tdgammon.engine.movegen.vectorized import NO_MOVE, generate_moves
 from tdgammon.engine.rules.board import (
     BOARD_SIZE,
     MOVER_BAR,
@@ -40,7 +40,7 @@ from tdgammon.engine.rules.variants import (
 )
 
 SEED = int(os.environ.get("TDGAMMON_TEST_SEED", "20261129"))
-HAND = HAND_SOURCE
+HAND = MOVER_HAND
 
 
 def diagram(text: str, checkers: int = 15) -> np.ndarray:

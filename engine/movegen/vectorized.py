@@ -63,8 +63,6 @@ from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.variants import Variant, get_variant
 
 NO_MOVE = -1
-HAND_SOURCE = MOVER_HAND
-"""Source recorded for a checker entering from the hand (variants): board index 28."""
 
 # Source columns of a legality mask: columns 0..24 are points 1..25 (25 = the
 # bar), column 25 is the hand. Each column's board index, pip number (where a
