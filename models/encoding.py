@@ -51,6 +51,8 @@ from dataclasses import dataclass
 import numpy as np
 from tdgammon.engine.rules.board import flip, has_contact
 from tdgammon.engine.rules.dice import ROLLS_REACHING
+from tdgammon.models.features import FEATURE_SIZE, expert_features
+from tdgammon.models.roll_tables import ESCAPE_WINDOW, ESCAPES_PAST, PATH_LENGTHS, PATH_OFFSETS
 
 POINT_UNITS = 4
 RAW_SIDE_SIZE = 24 * POINT_UNITS + 2
@@ -129,33 +131,9 @@ def raw_hand_encoding(boards: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------- features
 
 
-def _roll_paths() -> tuple[np.ndarray, np.ndarray]:
-    """Paths one checker can take with each of the 36 rolls.
-
-    Returns ``offsets (36, 4, 4) int`` (path p of roll r: cumulative pips after
-    each step, 0-padded) and ``lengths (36, 4) int`` (steps in the path; 0 =
-    no such path). Non-doubles: d1, d2, d1 then d2, d2 then d1. Doubles: 1..4
-    steps of the die.
-    """
-    offsets = np.zeros((36, 4, 4), dtype=np.intp)
-    lengths = np.zeros((36, 4), dtype=np.intp)
-    for d1 in range(1, 7):
-        for d2 in range(1, 7):
-            r = (d1 - 1) * 6 + d2 - 1
-            if d1 == d2:
-                paths = [[d1 * (k + 1) for k in range(n)] for n in range(1, 5)]
-            else:
-                paths = [[d1], [d2], [d1, d1 + d2], [d2, d1 + d2]]
-            for p, path in enumerate(paths):
-                offsets[r, p, : len(path)] = path
-                lengths[r, p] = len(path)
-    return offsets, lengths
-
-
-_PATH_OFFSETS, _PATH_LENGTHS = _roll_paths()
-_PATH_STEP_USED = np.arange(4)[None, None, :] < _PATH_LENGTHS[:, :, None]  # (36, 4, 4)
+_PATH_STEP_USED = np.arange(4)[None, None, :] < PATH_LENGTHS[:, :, None]  # (36, 4, 4)
 _LAST_OFFSET = np.take_along_axis(
-    _PATH_OFFSETS, np.maximum(_PATH_LENGTHS - 1, 0)[:, :, None], axis=2
+    PATH_OFFSETS, np.maximum(PATH_LENGTHS - 1, 0)[:, :, None], axis=2
 )[:, :, 0]  # (36, 4)
 
 
@@ -194,40 +172,6 @@ def _longest_run(made: np.ndarray) -> np.ndarray:
     return best
 
 
-ESCAPE_WINDOW = 12
-"""Escapes look at the 12 points in front of the rearmost checker (as gnubg does)."""
-
-
-def _escape_table() -> np.ndarray:
-    """``(4096,) float32``: escapes for each pattern of blocked points in front.
-
-    Bit k-1 of the pattern is set when the point k pips in front of the
-    checker is held by the other side (k = 1..12); points further away, or
-    past the end of the board, are open. A roll escapes when one of its paths
-    touches down only on open points and ends beyond the farthest blocked
-    point. 1.0 when nothing in the window is blocked.
-    """
-    patterns = np.arange(2**ESCAPE_WINDOW)
-    bits = (patterns[:, None] >> np.arange(ESCAPE_WINDOW)[None, :]) & 1  # (4096, 12)
-    farthest = np.where(bits == 1, np.arange(1, ESCAPE_WINDOW + 1)[None, :], 0).max(axis=1)
-    escaped = np.zeros((len(patterns), 36), dtype=bool)
-    for roll in range(36):
-        for path in range(4):
-            steps = _PATH_LENGTHS[roll, path]
-            if steps == 0:
-                continue
-            ok = np.ones(len(patterns), dtype=bool)
-            for offset in _PATH_OFFSETS[roll, path, :steps]:
-                if offset <= ESCAPE_WINDOW:
-                    ok &= bits[:, offset - 1] == 0
-            escaped[:, roll] |= ok & (_PATH_OFFSETS[roll, path, steps - 1] > farthest)
-    share = escaped.mean(axis=1)
-    return np.where(farthest == 0, 1.0, share).astype(np.float32)
-
-
-_ESCAPES = _escape_table()
-
-
 def _escapes(blocked: np.ndarray, rear: np.ndarray) -> np.ndarray:
     """Escapes of the checker at index ``rear (B,)`` given ``blocked (B, 26) bool``
     (points held by the other side, mover's numbering): ``(B,) float32``."""
@@ -235,7 +179,7 @@ def _escapes(blocked: np.ndarray, rear: np.ndarray) -> np.ndarray:
     inside = front >= 1
     held = blocked[np.arange(len(rear))[:, None], np.where(inside, front, 0)] & inside
     pattern = (held.astype(np.int64) << np.arange(ESCAPE_WINDOW)[None, :]).sum(axis=1)
-    return _ESCAPES[pattern]
+    return ESCAPES_PAST[pattern]
 
 
 def side_features(boards: np.ndarray) -> np.ndarray:
@@ -307,16 +251,20 @@ class Encoding:
     """``(B, 30) int8`` boards, view of the player on roll -> ``(B, size) float32``."""
 
 
+EXPERT_SIZE = RAW_SIZE + FEATURE_SIZE
+
+
 def expert_encoding(boards: np.ndarray) -> np.ndarray:
-    """``expert`` (raw + 56 expert features, ``EXPERT_SIZE`` inputs): see
-    ``tdgammon.models.features``, imported on first use since it builds on this module."""
-    from tdgammon.models.features import expert_encoding as encode
+    """``expert``: Tesauro's 198 raw inputs, then the 56 expert features of
+    ``tdgammon.models.features``: ``(B, EXPERT_SIZE) float32``."""
+    b = np.asarray(boards, dtype=np.int8)
+    if b.ndim == 1:
+        b = b[None, :]
+    out = np.empty((len(b), EXPERT_SIZE), dtype=np.float32)
+    out[:, :RAW_SIZE] = raw_encoding(b)
+    out[:, RAW_SIZE:] = expert_features(b)
+    return out
 
-    return encode(boards)
-
-
-EXPERT_SIZE = RAW_SIZE + 56
-"""Equal to ``tdgammon.models.features.EXPERT_SIZE`` (checked by its tests)."""
 
 ENCODINGS = {
     "raw": Encoding("raw", 1, RAW_SIZE, raw_encoding),

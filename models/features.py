@@ -8,8 +8,8 @@ positive on the board), then for the opponent on ``flip(boards)``; two shared
 features close the block. Layout of ``expert_features``: ``SIDE_FEATURES`` of
 the mover (27), the same 27 of the opponent, then ``SHARED_FEATURES`` (2):
 ``FEATURE_SIZE = 56`` (names: ``FEATURE_NAMES``, bounds: ``FEATURE_RANGES``).
-The ``expert`` encoding (``expert_encoding``, ``EXPERT_SIZE = 254``) is
-Tesauro's 198 raw inputs (``tdgammon.models.encoding.raw_encoding``) followed
+The ``expert`` encoding (``tdgammon.models.encoding.expert_encoding``,
+``EXPERT_SIZE = 254``) is Tesauro's 198 raw inputs followed
 by these 56, so a model on it can be compared with a raw model unit for unit.
 
 Conventions. "This side" is the side whose block is filled, "the other side"
@@ -72,7 +72,7 @@ Per-side features (index, name: what it measures; how; scaling into its range):
    ``25 - p`` pips), roll-weighted sum; / (24 * 36), [0, 1].
 9. ``escapes``: ``_FULL_ROLL`` of the rearmost checker against the other
    side's made points; 1 when no checker is left; [0, 1].
-10. ``escapes_past``: ``tdgammon.models.encoding._ESCAPES`` of the rearmost
+10. ``escapes_past``: ``tdgammon.models.roll_tables.ESCAPES_PAST`` of the rearmost
     checker: share of the rolls that jump past the farthest made point within
     the 12 in front, landing only on open points (1 with none made there, or
     no checker left); [0, 1].
@@ -126,7 +126,7 @@ from __future__ import annotations
 
 import numpy as np
 from tdgammon.engine.rules.board import flip
-from tdgammon.models.encoding import _ESCAPES, ESCAPE_WINDOW, RAW_SIZE, raw_encoding
+from tdgammon.models.roll_tables import ESCAPE_WINDOW, ESCAPES_PAST
 
 SIDE_FEATURES = (
     "pips",
@@ -160,7 +160,6 @@ SIDE_FEATURES = (
 SHARED_FEATURES = ("contact", "race_lead")
 SIDE_SIZE = len(SIDE_FEATURES)
 FEATURE_SIZE = 2 * SIDE_SIZE + len(SHARED_FEATURES)
-EXPERT_SIZE = RAW_SIZE + FEATURE_SIZE
 FEATURE_NAMES = (
     tuple(f"mover_{n}" for n in SIDE_FEATURES)
     + tuple(f"opponent_{n}" for n in SIDE_FEATURES)
@@ -567,7 +566,7 @@ def _half(me: _Side, other: _Side, out: np.ndarray) -> None:
     rear_pattern = (other.made >> (26 - me.rear)) & _WINDOW_MASK
     has_rear = me.rear > 0
     out[_F["escapes"]] = np.where(has_rear, _FULL_ROLL[rear_pattern], 1.0)
-    out[_F["escapes_past"]] = np.where(has_rear, _ESCAPES[rear_pattern], 1.0)
+    out[_F["escapes_past"]] = np.where(has_rear, ESCAPES_PAST[rear_pattern], 1.0)
     contained = escapes[_N_MOBILITY:]
     contain = 1.0 - contained.min(axis=0) / 36
     out[_F["contain"]] = contain
@@ -633,14 +632,3 @@ def _fill(b: np.ndarray, out: np.ndarray) -> None:
         block[2 * SIDE_SIZE] = me.rear + other.rear > 25
         block[2 * SIDE_SIZE + 1] = np.clip((other.pips - me.pips) / 100, -1.0, 1.0)
         out[start : start + len(chunk)] = block.T
-
-
-def expert_encoding(boards: np.ndarray) -> np.ndarray:
-    """Tesauro's 198 raw inputs, then ``expert_features``: ``(B, EXPERT_SIZE) float32``."""
-    b = np.asarray(boards, dtype=np.int8)
-    if b.ndim == 1:
-        b = b[None, :]
-    out = np.empty((len(b), EXPERT_SIZE), dtype=np.float32)
-    out[:, :RAW_SIZE] = raw_encoding(b)
-    _fill(b, out[:, RAW_SIZE:])
-    return out

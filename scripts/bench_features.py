@@ -23,7 +23,7 @@ from tdgammon.engine.flow.random_play import random_game_positions
 from tdgammon.engine.players.heuristic import HeuristicAgent
 from tdgammon.engine.rules.board import flip
 from tdgammon.models import features
-from tdgammon.models.encoding import extended_encoding, raw_encoding
+from tdgammon.models.encoding import expert_encoding, extended_encoding, raw_encoding
 
 
 def best_rate(function, boards: np.ndarray, repeat: int) -> float:
@@ -75,7 +75,7 @@ def main() -> None:
         "raw_encoding": raw_encoding,
         "extended_encoding": extended_encoding,
         "expert_features": features.expert_features,
-        "expert_encoding": features.expert_encoding,
+        "expert_encoding": expert_encoding,
     }
     print(f"{'function':20s}" + "".join(f"{f'B={b}':>16s}" for b in args.batches))
     for name, function in functions.items():

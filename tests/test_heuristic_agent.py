@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from tdgammon.engine.movegen.vectorized import generate_moves
 from tdgammon.engine.players.agents import RandomAgent
+from tdgammon.engine.players.duel import play_duel
 from tdgammon.engine.players.heuristic import SHOTS, HeuristicAgent, heuristic_scores
 from tdgammon.engine.rules.board import MOVER_HAND, OPPONENT_BAR, OPPONENT_HAND, board_from_points
 from tdgammon.engine.rules.variants import VARIANTS, get_variant
-from tdgammon.train.evaluate import play_variant_duel
 
 
 def _choose(board, dice, variant="standard"):
@@ -88,6 +88,6 @@ def test_dutch_blots_are_safe_until_the_opponent_may_hit():
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_beats_random_in_every_variant(name):
     games = 4 if name == "acey-deucey" else 10
-    result = play_variant_duel(HeuristicAgent(name), RandomAgent(seed=1), games, 3, name)
+    result = play_duel(HeuristicAgent(name), RandomAgent(seed=1), games, 3, variant=name)
     assert result.games == games and result.ppg > 0
     assert np.all(np.abs(result.points) >= 1)

@@ -21,15 +21,19 @@ from tdgammon.engine.rules.board import (
     starting_board,
 )
 from tdgammon.models import features
-from tdgammon.models.encoding import ENCODINGS, RAW_SIZE, raw_encoding
-from tdgammon.models.features import (
+from tdgammon.models.encoding import (
+    ENCODINGS,
     EXPERT_SIZE,
+    RAW_SIZE,
+    expert_encoding,
+    raw_encoding,
+)
+from tdgammon.models.features import (
     FEATURE_NAMES,
     FEATURE_RANGES,
     FEATURE_SIZE,
     SIDE_FEATURES,
     SIDE_SIZE,
-    expert_encoding,
     expert_features,
 )
 from tdgammon.models.network import PRESETS, build_network

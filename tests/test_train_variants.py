@@ -10,6 +10,7 @@ import torch
 from tdgammon.engine.evaluation.evaluator import NetworkAgent, NetworkEvaluator, load_evaluator
 from tdgammon.engine.interfaces.cli import main
 from tdgammon.engine.players.agents import RandomAgent
+from tdgammon.engine.players.duel import play_duel
 from tdgammon.engine.players.heuristic import HeuristicAgent
 from tdgammon.engine.rules.board import MOVER_HAND, OPPONENT_OFF
 from tdgammon.engine.rules.errors import TdgammonError
@@ -18,7 +19,7 @@ from tdgammon.engine.rules.outputs import invert
 from tdgammon.engine.rules.variants import get_variant
 from tdgammon.models.network import PRESETS, build_network, load_model, save_model
 from tdgammon.train.checkpoint import load_checkpoint
-from tdgammon.train.evaluate import play_variant_duel, strength
+from tdgammon.train.evaluate import strength
 from tdgammon.train.selfplay import SelfPlay, lambda_returns
 
 TINY_DUTCH = {
@@ -103,8 +104,8 @@ def test_acey_deucey_extra_roll_keeps_the_mover():
 
 
 def test_variant_duel_scores_by_the_variant():
-    result = play_variant_duel(
-        HeuristicAgent("acey-deucey"), RandomAgent(seed=2), 2, 4, "acey-deucey"
+    result = play_duel(
+        HeuristicAgent("acey-deucey"), RandomAgent(seed=2), 2, 4, variant="acey-deucey"
     )
     assert result.games == 2 and np.all(
         (np.abs(result.points) >= 1) & (np.abs(result.points) <= 15)
@@ -205,5 +206,5 @@ def test_shipped_variant_models_load_and_play_their_variant(name):
     assert strength["random", 0] > 0 and strength["heuristic", 0] > 0
     evaluator = load_evaluator(path)
     assert evaluator.variant.name == name
-    result = play_variant_duel(NetworkAgent(evaluator), RandomAgent(seed=0), 4, 1, name)
+    result = play_duel(NetworkAgent(evaluator), RandomAgent(seed=0), 4, 1, variant=name)
     assert result.games == 4 and result.ppg > 0

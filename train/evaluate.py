@@ -33,18 +33,6 @@ def model_variant(spec: str | None) -> str | None:
     return load_model(spec)[2].get("variant") or "standard"
 
 
-def play_variant_duel(
-    agent_a, agent_b, games: int, seed: int, variant=None, parallel_pairs: int = 256
-):
-    """``tdgammon.engine.players.duel.play_duel`` with the variant's rules and scoring (a
-    ``DuelResult``
-    from A's side; points are ``tdgammon.engine.rules.outcome.game_values``: 1-3 for the standard
-    scoring, 1-15 checkers left for Acey-Deucey)."""
-    from tdgammon.engine.players.duel import play_duel
-
-    return play_duel(agent_a, agent_b, games, seed, parallel_pairs, variant=variant)
-
-
 def strength(
     model: str | None,
     opponent: str,
@@ -63,6 +51,7 @@ def strength(
     plies: the model's search depth (``make_agent``: 0 the greedy network player,
     N a ``CubeAgent`` searching N plies); the opponent plays at 0.
     """
+    from tdgammon.engine.players.duel import play_duel
     from tdgammon.engine.players.factory import make_agent
     from tdgammon.engine.rules.variants import get_variant
 
@@ -80,7 +69,7 @@ def strength(
     agent_b = make_agent(opponent, variant=variant, seed=0)
     if agent_a.name == agent_b.name:
         agent_b.name = agent_b.name + "-b"
-    result = play_variant_duel(agent_a, agent_b, games, seed, variant)
+    result = play_duel(agent_a, agent_b, games, seed, variant=variant)
     return result.summary(), result.text()
 
 

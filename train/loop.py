@@ -11,7 +11,7 @@ generators are restored.
 Files in ``run.run_dir``: ``checkpoint.pt`` (latest, for ``--resume``),
 ``best.pt`` (model file of the best network by ppg against pubeval; for the
 other variants (``model.variant``) against ``tdgammon.engine.players.heuristic``, whose
-games are played by ``tdgammon.train.evaluate.play_variant_duel``),
+games are played by ``tdgammon.engine.players.duel.play_duel``),
 ``metrics.jsonl`` (one JSON line per evaluation, for the learning curve),
 ``config.toml`` (resolved config), ``tb/`` (TensorBoard: loss, learning rate,
 games/s, ppg against pubeval and against the best so far).
@@ -199,16 +199,16 @@ class Trainer:
         return "pubeval" if self.variant == "standard" else "heuristic"
 
     def evaluate(self) -> dict:
+        from tdgammon.engine.players.duel import play_duel
         from tdgammon.engine.players.factory import make_agent
-        from tdgammon.train.evaluate import play_variant_duel
 
         cfg = self.config.eval
         opp = self.opponent_name()
         agent = NetworkAgent(self.evaluator, "current")
         opponent = make_agent(opp, variant=self.variant)
         result = {"games_trained": self.counters.games, "train_seconds": self.counters.seconds}
-        vs_opp = play_variant_duel(
-            agent, opponent, cfg.pubeval_games, cfg.seed, self.variant, cfg.parallel_pairs
+        vs_opp = play_duel(
+            agent, opponent, cfg.pubeval_games, cfg.seed, cfg.parallel_pairs, variant=self.variant
         )
         result[f"ppg_vs_{opp}"] = vs_opp.ppg
         result[f"ci95_vs_{opp}"] = vs_opp.ci95
@@ -217,8 +217,8 @@ class Trainer:
         if cfg.best_games > 0 and best_path.is_file():
             preset, network, _ = load_model(best_path)
             best = NetworkAgent(NetworkEvaluator(network, preset, "best", self.variant))
-            vs_best = play_variant_duel(
-                agent, best, cfg.best_games, cfg.seed + 1, self.variant, cfg.parallel_pairs
+            vs_best = play_duel(
+                agent, best, cfg.best_games, cfg.seed + 1, cfg.parallel_pairs, variant=self.variant
             )
             result["ppg_vs_best"] = vs_best.ppg
             result["ci95_vs_best"] = vs_best.ci95
