@@ -49,6 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
 from tdgammon.engine.rules.board import flip, has_contact
 from tdgammon.engine.rules.dice import ROLLS_REACHING
 from tdgammon.models.features import FEATURE_SIZE, expert_features

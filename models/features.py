@@ -125,6 +125,7 @@ patterns in tables built at import. ``scripts/bench_features.py`` measures it.
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.rules.board import flip
 from tdgammon.models.roll_tables import ESCAPE_WINDOW, ESCAPES_PAST
 

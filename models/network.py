@@ -25,10 +25,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
+from torch import nn
+
 from tdgammon.engine.rules.errors import TdgammonError
 from tdgammon.engine.rules.outputs import N_OUTPUTS
 from tdgammon.models.encoding import ENCODINGS
-from torch import nn
 
 MODEL_FORMAT = "tdgammon-model"
 MODEL_FORMAT_VERSION = 1

@@ -14,6 +14,7 @@ import argparse
 import time
 
 import numpy as np
+
 from tdgammon.engine.evaluation import bearoff
 from tdgammon.engine.rules.board import board_from_points
 

@@ -19,6 +19,7 @@ import argparse
 import time
 
 import numpy as np
+
 from tdgammon.engine.flow.random_play import random_game_positions
 from tdgammon.engine.players.heuristic import HeuristicAgent
 from tdgammon.engine.rules.board import flip

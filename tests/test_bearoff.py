@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.evaluation import bearoff
 from tdgammon.engine.rules.board import board_from_points, starting_board
 

@@ -13,6 +13,7 @@ import sys
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.formats import decode_position_id
 from tdgammon.engine.interfaces.cli import main
 from tdgammon.engine.movegen.reference import legal_plays

@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
 from tdgammon.engine.formats.position_id import encode_position_id
 from tdgammon.engine.interfaces import cli_analysis

@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+
 from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
 from tdgammon.engine.interfaces import cli_analysis
 from tdgammon.engine.interfaces.cli import main

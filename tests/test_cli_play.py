@@ -6,6 +6,7 @@ import io
 import json
 
 import numpy as np
+
 from tdgammon.engine.flow.game import TO_MOVE
 from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.flow.matfile import load_mat

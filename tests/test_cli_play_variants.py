@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tdgammon.engine.players.factory import make_agent
 from tdgammon.engine.players.heuristic import HeuristicAgent
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.cube import match_equity as me
 from tdgammon.engine.cube import theory as cube
 from tdgammon.engine.rules.board import board_from_points, starting_board

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from evaluators import FixedEvaluator
+
 from tdgammon.engine.cube.agent import CubeAgent
 from tdgammon.engine.cube.theory import BEAVER, DROP, TAKE, cube_decision
 from tdgammon.engine.evaluation.search import PipCountEvaluator, Search

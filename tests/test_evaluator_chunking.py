@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+
 from tdgammon.engine.evaluation import evaluator as evaluator_module
 from tdgammon.engine.evaluation.evaluator import NetworkAgent, NetworkEvaluator
 from tdgammon.engine.flow.random_play import random_game_positions

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.flow.batch import play_ply
 from tdgammon.engine.flow.random_play import pick_random_children, random_game_positions
 from tdgammon.engine.movegen.reference import legal_plays

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.movegen.vectorized import generate_moves
 from tdgammon.engine.players.agents import RandomAgent
 from tdgammon.engine.players.duel import play_duel

@@ -6,6 +6,8 @@ import os
 
 import numpy as np
 import pytest
+from test_game import snapshot
+
 from tdgammon.engine.flow.game import (
     BEAVERED,
     DOUBLED,
@@ -21,7 +23,6 @@ from tdgammon.engine.players.agents import PubevalAgent, RandomAgent
 from tdgammon.engine.players.cube_actions import play_game, play_match
 from tdgammon.engine.rules.errors import IllegalMoveError, RuleError, TdgammonError
 from tdgammon.engine.rules.outcome import SINGLE
-from test_game import snapshot
 
 
 def win_game(match: Match, seat: int, points_kind: int = SINGLE, double: bool = False) -> None:

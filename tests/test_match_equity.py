@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from tdgammon.engine.cube import match_equity as me
 
 

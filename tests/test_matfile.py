@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.display.study import SAMPLE_MATCH
 from tdgammon.engine.flow.game import ACT_MOVE
 from tdgammon.engine.flow.match import Match, MatchSettings

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.flow.random_play import random_boards, random_game_positions
 from tdgammon.engine.rules.board import board_from_points, flip, starting_board
 from tdgammon.models.encoding import (
@@ -278,6 +279,7 @@ def test_shipped_standard_model_evaluates_exactly_as_before():
     # Values recorded from the evaluator before variants were added (same model file):
     # the raw encoding and the standard evaluation path are unchanged.
     import torch
+
     from tdgammon.engine.evaluation.evaluator import NetworkAgent, default_evaluator
     from tdgammon.engine.movegen.vectorized import generate_moves
     from tdgammon.engine.rules.outputs import invert

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.flow.random_play import random_boards, random_game_positions
 from tdgammon.engine.movegen.reference import apply_move, legal_plays, single_die_moves
 from tdgammon.engine.rules.board import (

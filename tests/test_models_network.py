@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+
 from tdgammon.engine.flow.random_play import random_game_positions
 from tdgammon.engine.rules.outputs import (
     LOSE_BACKGAMMON,

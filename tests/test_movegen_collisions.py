@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.flow.random_play import random_boards, random_game_positions
 from tdgammon.engine.movegen import vectorized
 from tdgammon.engine.movegen.reference import legal_plays

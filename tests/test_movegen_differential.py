@@ -14,6 +14,7 @@ import os
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.flow.random_play import random_boards, random_game_positions
 from tdgammon.engine.movegen.reference import apply_move, legal_plays
 from tdgammon.engine.movegen.vectorized import NO_MOVE, generate_moves

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.formats import decode_position_id, parse_position
 from tdgammon.engine.movegen.reference import legal_plays
 from tdgammon.engine.movegen.vectorized import generate_moves

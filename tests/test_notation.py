@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from tdgammon.engine.formats.move_matching import match_move
 from tdgammon.engine.formats.notation import (
     format_move,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+
 from tdgammon.engine.cube.agent import CubeAgent
 from tdgammon.engine.evaluation.evaluator import NetworkAgent, NetworkEvaluator, default_evaluator
 from tdgammon.engine.evaluation.search import PipCountEvaluator, Search

@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.display.render import render_board
 from tdgammon.engine.flow.random_play import random_boards, random_game_positions
 from tdgammon.engine.rules.board import (

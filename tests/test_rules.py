@@ -23,6 +23,7 @@ import re
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.movegen.reference import legal_plays
 from tdgammon.engine.movegen.vectorized import NO_MOVE, generate_moves
 from tdgammon.engine.rules.board import (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.evaluation.bearoff import evaluate_bearoff, is_bearoff_position
 from tdgammon.engine.evaluation.search import (
     MoveFilter,

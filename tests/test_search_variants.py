@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.cube.agent import CubeAgent
 from tdgammon.engine.evaluation.evaluator import load_evaluator
 from tdgammon.engine.evaluation.search import Search

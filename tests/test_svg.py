@@ -13,6 +13,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.display.svg import HEIGHT, WIDTH, board_shapes, board_svg, draw_board, save_png
 from tdgammon.engine.flow.random_play import random_game_positions
 from tdgammon.engine.interfaces.cli import main

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
 from tdgammon.engine.rules.board import CHECKERS_PER_SIDE, MOVER_OFF, OPPONENT_OFF
 from tdgammon.engine.rules.outputs import invert

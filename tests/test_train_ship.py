@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from tdgammon.engine.interfaces.cli import main
 from tdgammon.models.network import load_model
 from tdgammon.train import ship

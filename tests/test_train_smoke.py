@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+
 from tdgammon.engine.evaluation.evaluator import NetworkAgent, load_evaluator
 from tdgammon.engine.interfaces.cli import main
 from tdgammon.engine.players.agents import RandomAgent

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
+
 from tdgammon.engine.evaluation.evaluator import NetworkAgent, NetworkEvaluator, load_evaluator
 from tdgammon.engine.interfaces.cli import main
 from tdgammon.engine.players.agents import RandomAgent

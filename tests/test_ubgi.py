@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from evaluators import FixedEvaluator
+
 from tdgammon.engine.cube.agent import CubeAgent
 from tdgammon.engine.evaluation.search import PipCountEvaluator
 from tdgammon.engine.flow.game import (

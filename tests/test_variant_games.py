@@ -12,6 +12,7 @@ import io
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.display.render import render_board
 from tdgammon.engine.flow.game import OPENING, OVER, TO_MOVE, TO_ROLL, Game, GameSettings
 from tdgammon.engine.flow.match import Match, MatchSettings

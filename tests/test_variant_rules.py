@@ -16,6 +16,7 @@ import re
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.flow.random_play import random_game_positions
 from tdgammon.engine.movegen.reference import legal_plays
 from tdgammon.engine.movegen.vectorized import NO_MOVE, generate_moves

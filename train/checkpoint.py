@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
 from tdgammon.models.atomic import atomic_torch_save
 from tdgammon.models.network import ModelFileError, read_torch_file
 

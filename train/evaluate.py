@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
 from tdgammon.engine.rules.errors import TdgammonError
 
 

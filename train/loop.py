@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
 from tdgammon.engine.evaluation.evaluator import NetworkAgent, NetworkEvaluator
 from tdgammon.models.network import (
     ModelFileError,

@@ -43,6 +43,7 @@ the board is not flipped and that ply's target is NOT inverted, so
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
 from tdgammon.engine.flow.batch import play_ply
 from tdgammon.engine.flow.random_play import pick_random_children

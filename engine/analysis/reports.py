@@ -10,6 +10,7 @@ wrapped in an n-ply ``Search``.
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.evaluation.search import Search, probabilities_dict
 from tdgammon.engine.formats.notation import format_move
 from tdgammon.engine.formats.position_id import encode_position_id

@@ -27,6 +27,7 @@ cubeless, the cube logic cubeful). Resignations are left to the defaults of
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.cube.theory import BEAVER, DROP, TAKE, CubeDecision, cube_decision
 from tdgammon.engine.evaluation.search import Evaluator, Search, check_plies
 from tdgammon.engine.movegen.vectorized import MoveList

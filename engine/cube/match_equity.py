@@ -39,6 +39,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
 from tdgammon.engine.rules.errors import RuleError
 
 MET_PATH = Path(__file__).with_name("met_kazaross_xg2.json")

@@ -58,6 +58,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from tdgammon.engine.cube import match_equity as me
 from tdgammon.engine.rules.board import has_contact, mover_pips
 from tdgammon.engine.rules.outputs import N_OUTPUTS, OUTPUT_NAMES

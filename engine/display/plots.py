@@ -9,6 +9,7 @@ numbers come from ``tdgammon.engine.display.study``.
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.display import study
 from tdgammon.engine.rules.outputs import N_OUTPUTS
 

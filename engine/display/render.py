@@ -32,6 +32,7 @@ shows no cube and its result in points per checker left.
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.rules.board import (
     MOVER_BAR,
     MOVER_HAND,

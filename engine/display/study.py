@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+
 from tdgammon.engine.cube import match_equity as me
 from tdgammon.engine.cube.theory import CONTACT, cube_decision, take_point_money
 from tdgammon.engine.formats.parse import parse_position

@@ -33,6 +33,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 import numpy as np
+
 from tdgammon.engine.rules.board import MOVER_BAR, MOVER_OFF, OPPONENT_BAR, OPPONENT_OFF, pip_counts
 from tdgammon.engine.rules.position import CUBE_CENTRED, CUBE_MOVER, Position
 

@@ -75,6 +75,7 @@ from math import comb
 from pathlib import Path
 
 import numpy as np
+
 from tdgammon.engine.movegen.vectorized import generate_moves
 from tdgammon.engine.rules.board import (
     BOARD_DTYPE,

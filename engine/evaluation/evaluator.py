@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
 from tdgammon.engine.evaluation.perspective import play_probabilities
 from tdgammon.engine.movegen.vectorized import MoveList, best_rows
 from tdgammon.engine.rules.board import flip

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+
 from tdgammon.engine.rules.board import flip
 from tdgammon.engine.rules.outcome import MOVER_WINS, terminal_probs, winner
 from tdgammon.engine.rules.outputs import N_OUTPUTS, invert

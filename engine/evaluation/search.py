@@ -68,6 +68,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+
 from tdgammon.engine.evaluation.bearoff import evaluate_bearoff, is_bearoff_position
 from tdgammon.engine.evaluation.perspective import play_probabilities
 from tdgammon.engine.movegen.vectorized import MoveList, best_rows, generate_moves

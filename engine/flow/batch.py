@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
 from tdgammon.engine.movegen.vectorized import MoveList, generate_moves
 from tdgammon.engine.rules.board import flip
 from tdgammon.engine.rules.outcome import is_game_over

@@ -15,6 +15,7 @@ Boards are ``(30,)`` in the mover's view (``tdgammon.engine.rules.board``).
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.formats.notation import point_name
 from tdgammon.engine.movegen.reference import Move
 from tdgammon.engine.rules.board import MOVER_BAR, MOVER_HAND, MOVER_OFF, OPPONENT_BAR

@@ -70,6 +70,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
 from tdgammon.engine.flow.checker_moves import apply_moves, check_pairs, move_checkers
 from tdgammon.engine.formats.notation import point_name
 from tdgammon.engine.movegen.vectorized import MoveList, generate_moves

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+
 from tdgammon.engine.flow.game import Game, GameSettings
 from tdgammon.engine.rules.errors import RuleError
 

@@ -65,6 +65,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
 from tdgammon.engine.flow.checker_moves import apply_moves
 from tdgammon.engine.flow.game import (
     ACT_ACCEPT,

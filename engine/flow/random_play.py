@@ -7,6 +7,7 @@ reproducible samples of positions. Boards are ``(B, 30) int8``, mover's view.
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.flow.batch import play_ply
 from tdgammon.engine.rules.board import (
     BOARD_DTYPE,

@@ -50,6 +50,7 @@ How it is read (colour and direction are read, never assumed):
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.formats.match_id import (
     DEFAULT_MAX_CUBE,
     check_match_context,

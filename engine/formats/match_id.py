@@ -49,6 +49,7 @@ import re
 from dataclasses import dataclass, fields
 
 import numpy as np
+
 from tdgammon.engine.formats.position_id import (
     POSITION_ID_LENGTH,
     base64_to_int,

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+
 from tdgammon.engine.formats.notation import (
     ParsedMove,
     board_as_list,

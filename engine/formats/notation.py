@@ -71,6 +71,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
 from tdgammon.engine.movegen.reference import (
     Move,
     Play,

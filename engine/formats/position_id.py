@@ -32,6 +32,7 @@ import base64
 import binascii
 
 import numpy as np
+
 from tdgammon.engine.rules.board import (
     BOARD_DTYPE,
     BOARD_SIZE,

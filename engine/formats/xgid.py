@@ -30,6 +30,7 @@ money play only, so the other flags are not written.
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.formats.match_id import (
     as_int,
     check_dice_pair,

@@ -14,6 +14,7 @@ import tracemalloc
 from dataclasses import dataclass
 
 import numpy as np
+
 from tdgammon.engine.flow.random_play import random_game_positions
 from tdgammon.engine.movegen.reference import legal_plays
 from tdgammon.engine.movegen.vectorized import generate_moves

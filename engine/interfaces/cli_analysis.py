@@ -32,6 +32,7 @@ import sys
 import time
 
 import numpy as np
+
 from tdgammon.engine.analysis.reports import cube_report, eval_report, hint_report, load_search
 from tdgammon.engine.evaluation.search import MAX_PLIES, Search
 from tdgammon.engine.formats.parse import parse_position

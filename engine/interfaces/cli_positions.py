@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Iterable
 
 import numpy as np
+
 from tdgammon.engine.display.render import render_board
 from tdgammon.engine.formats.notation import format_move
 from tdgammon.engine.formats.parse import format_ids, parse_position

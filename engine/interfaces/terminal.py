@@ -39,6 +39,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 import numpy as np
+
 from tdgammon.engine.display.render import render_board
 from tdgammon.engine.flow.game import (
     BEAVERED,

@@ -49,6 +49,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TextIO
 
 import numpy as np
+
 from tdgammon.engine.cube.agent import CubeAgent
 from tdgammon.engine.formats.notation import format_move_plain
 from tdgammon.engine.formats.parse import parse_position

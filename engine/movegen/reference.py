@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from tdgammon.engine.rules.board import (
     BOARD_DTYPE,
     LAST_POINT,

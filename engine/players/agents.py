@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Protocol
 
 import numpy as np
+
 from tdgammon.engine.cube.theory import BEAVER, DROP, TAKE
 from tdgammon.engine.flow.random_play import pick_random_children
 from tdgammon.engine.movegen.vectorized import MoveList, best_rows

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
 from tdgammon.engine.cube.theory import BEAVER, DROP, TAKE, TAKE_ANSWERS
 from tdgammon.engine.flow.game import (
     BEAVERED,

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
 from tdgammon.engine.flow.batch import play_ply
 from tdgammon.engine.players.agents import Agent
 from tdgammon.engine.rules.dice import roll_dice

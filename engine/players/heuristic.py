@@ -27,6 +27,7 @@ The score, in pips (higher is better for the mover):
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.movegen.vectorized import MoveList, best_rows
 from tdgammon.engine.rules.board import (
     MOVER_HAND,

@@ -14,6 +14,7 @@ from functools import lru_cache
 from importlib import resources
 
 import numpy as np
+
 from tdgammon.engine.rules.board import CHECKERS_PER_SIDE, MOVER_OFF, OPPONENT_BAR
 from tdgammon.engine.rules.outcome import MOVER_WINS, winner
 

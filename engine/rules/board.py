@@ -33,6 +33,7 @@ exactly one of: off, a point, the bar, the hand, so the per-side totals are
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.rules.errors import InvalidBoardError
 
 BOARD_SIZE = 30

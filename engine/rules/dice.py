@@ -6,6 +6,7 @@ Dice arrays are ``(B, 2)`` with values 1..6, never 0..5 (docs/architecture.md).
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.rules.errors import FormatError
 
 MAX_MOVES = 4

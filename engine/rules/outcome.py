@@ -14,6 +14,7 @@ not entered at all, so they count like checkers on the bar.
 from __future__ import annotations
 
 import numpy as np
+
 from tdgammon.engine.rules.board import (
     CHECKERS_PER_SIDE,
     HOME_BOARD,

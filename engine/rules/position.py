@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+
 from tdgammon.engine.rules.board import BOARD_DTYPE, starting_board, validate
 
 CUBE_CENTRED = "centre"

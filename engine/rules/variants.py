@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from tdgammon.engine.rules.board import (
     BOARD_DTYPE,
     BOARD_SIZE,

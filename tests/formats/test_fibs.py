@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.formats.fibs import position_from_fibs
 from tdgammon.engine.rules.board import (
     MOVER_BAR,

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.formats.match_id import (
     MatchId,
     decode_match_id,

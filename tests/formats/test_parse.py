@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.formats.parse import format_ids, parse_position
 from tdgammon.engine.rules.board import starting_board
 from tdgammon.engine.rules.errors import FormatError, InvalidBoardError, TdgammonError

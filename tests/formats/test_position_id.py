@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.formats.position_id import decode_position_id, encode_position_id
 from tdgammon.engine.rules.board import (
     MOVER_BAR,

@@ -8,6 +8,7 @@ import os
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from tdgammon.engine.formats import (
     MatchId,
     decode_match_id,

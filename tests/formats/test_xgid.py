@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+
 from tdgammon.engine.formats.xgid import position_from_xgid, position_to_xgid
 from tdgammon.engine.rules.board import board_from_points, flip, starting_board
 from tdgammon.engine.rules.errors import FormatError, InvalidBoardError, TdgammonError
