@@ -17,9 +17,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     from tdgammon.train.config import load_config
     from tdgammon.train.loop import resolve_resume, train
 
-    config = load_config(args.config, args.set or [])
-    config, data = resolve_resume(config, args.set or [], args.resume)
-    train(config, data)
+    overrides = list(args.set or [])
+    if args.workers is not None:
+        overrides.append(f"selfplay.workers={args.workers}")
+    config = load_config(args.config, overrides)
+    config, data = resolve_resume(config, overrides, args.resume)
+    if config.selfplay.workers > 0:  # Ray self-play actors (the distributed extra)
+        from tdgammon.train.distributed import require_ray, train_distributed
+
+        require_ray()
+        train_distributed(config, data, args.ray_address)
+    else:
+        train(config, data)
     return 0
 
 
@@ -58,6 +67,13 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--parallel-games", type=int, default=512, help="selfplay: games advancing together"
     )
+    group.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="Ray workers, shared by the targets that use Ray (selfplay: self-play actors; "
+        "default 0: one process)",
+    )
 
 
 def cmd_bench_strength(args: argparse.Namespace) -> int:
@@ -83,12 +99,16 @@ def cmd_bench_selfplay(args: argparse.Namespace) -> int:
     presets = [p.strip() for p in args.presets.split(",") if p.strip()]
     if not presets:
         raise FormatError("--presets needs at least one preset name")
-    rows = bench_selfplay(presets, args.seconds, args.threads, args.parallel_games)
+    workers = getattr(args, "workers", 0)
+    if workers < 0:
+        raise FormatError("--workers must be >= 0")
+    rows = bench_selfplay(presets, args.seconds, args.threads, args.parallel_games, workers)
     if args.json:
         print(json.dumps(rows))
     else:
+        where = f", {workers} Ray actor(s) of" if workers else ","
         print(
-            f"Training self-play (play + TD updates), {args.threads} torch thread(s), "
+            f"Training self-play (play + TD updates), {args.threads} torch thread(s){where} "
             f"{args.parallel_games} games in parallel"
         )
         for row in rows:
@@ -117,6 +137,21 @@ def register(commands, bench_targets: dict) -> None:
         default=None,
         metavar="RUN_DIR_OR_CHECKPOINT",
         help="continue a run exactly where it stopped (default: run.run_dir of the config)",
+    )
+    train.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="self-play on N Ray actors (sets selfplay.workers; 0: one process, the "
+        "default); needs pip install 'tdgammon[distributed]'",
+    )
+    train.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="with --workers: join this Ray cluster (e.g. auto, ray://host:10001) instead of "
+        "starting a local instance",
     )
     train.set_defaults(run=cmd_train)
     bench_targets["strength"] = cmd_bench_strength

@@ -45,6 +45,9 @@ class SelfPlayConfig:
     """Probability of a uniformly random legal play instead of the greedy one."""
     seed: int = 1
     """Seed of the dice and exploration random generator."""
+    workers: int = 0
+    """Ray self-play actors (``tdgammon train --workers N``, the ``distributed`` extra), each
+    playing its own batch of ``parallel_games``; 0: the single-process trainer."""
 
 
 @dataclass(frozen=True)
@@ -215,6 +218,7 @@ def validate(config: Config) -> None:
         (config.model.preset in PRESETS, f"model.preset must be one of {sorted(PRESETS)}"),
         (config.selfplay.parallel_games >= 1, "selfplay.parallel_games must be at least 1"),
         (0.0 <= config.selfplay.exploration <= 1.0, "selfplay.exploration must be in [0, 1]"),
+        (config.selfplay.workers >= 0, "selfplay.workers must be >= 0 (0: no Ray actors)"),
         (0.0 <= config.td.td_lambda <= 1.0, "td.td_lambda must be in [0, 1]"),
         (config.td.update_positions >= 1, "td.update_positions must be at least 1"),
         (config.td.minibatch_size >= 1, "td.minibatch_size must be at least 1"),

@@ -75,12 +75,20 @@ def strength(
 
 
 def bench_selfplay(
-    presets: list[str], seconds: float, threads: int, parallel_games: int
+    presets: list[str], seconds: float, threads: int, parallel_games: int, workers: int = 0
 ) -> list[dict]:
-    """Training self-play speed per preset (fresh networks; games/s of whole cycles)."""
+    """Training self-play speed per preset (fresh networks; games/s of whole cycles).
+
+    workers: 0 the single-process trainer; N the learner with N Ray self-play actors
+    of ``parallel_games`` games each (``tdgammon.train.distributed``, a local Ray
+    instance)."""
     from tdgammon.train.config import Config, apply_overrides
     from tdgammon.train.loop import Trainer
 
+    if workers:
+        from tdgammon.train.distributed import DistributedTrainer, require_ray
+
+        require_ray("tdgammon bench selfplay --workers")
     torch.set_num_threads(threads)
     rows = []
     for preset in presets:
@@ -92,20 +100,28 @@ def bench_selfplay(
                 f"td.update_positions={min(Config().td.update_positions, 8 * parallel_games)}",
                 "run.tensorboard=false",
                 'run.run_dir="/nonexistent-bench"',
+                f"selfplay.workers={workers}",
             ],
         )
-        trainer = Trainer(config)
-        trainer.cycle()  # warm-up: fills the pipeline of in-flight games
-        games, plies0 = 0, trainer.selfplay.plies_played
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            games += trainer.cycle()["games"]
-        elapsed = time.perf_counter() - start
-        plies = trainer.selfplay.plies_played - plies0
+        if workers:
+            trainer = DistributedTrainer(config, echo=lambda text: None)
+        else:
+            trainer = Trainer(config)
+        try:
+            trainer.cycle()  # warm-up: fills the pipeline of in-flight games
+            games, plies0 = 0, _plies_played(trainer)
+            start = time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                games += trainer.cycle()["games"]
+            elapsed = time.perf_counter() - start
+            plies = _plies_played(trainer) - plies0
+        finally:
+            trainer.close()
         rows.append(
             {
                 "preset": preset,
                 "threads": threads,
+                "workers": workers,
                 "parallel_games": parallel_games,
                 "games": games,
                 "seconds": elapsed,
@@ -115,3 +131,11 @@ def bench_selfplay(
             }
         )
     return rows
+
+
+def _plies_played(trainer) -> int:
+    """Self-play plies so far: the trainer's own games, or its Ray actors' (a
+    ``tdgammon.train.distributed.DistributedTrainer`` counts those it received)."""
+    if hasattr(trainer, "games_by_actor"):
+        return trainer.plies_played
+    return trainer.selfplay.plies_played

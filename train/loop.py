@@ -171,6 +171,13 @@ class Trainer:
         while self.selfplay.finished_positions < td.update_positions:
             self.selfplay.step(self.evaluator)
         boards, targets, games = self.selfplay.take_finished(td.td_lambda)
+        return self.update(boards, targets, games)
+
+    def update(self, boards: np.ndarray, targets: np.ndarray, games: int) -> dict:
+        """One pass of minibatch gradient steps over ``boards`` ``(N, 30) int8`` (view of
+        the player about to roll) and their lambda-return targets ``(N, 5) float32``,
+        from ``games`` finished games."""
+        td = self.config.td
         self.network.train()
         rate = self.learning_rate()
         for group in self.optimizer.param_groups:
@@ -303,10 +310,15 @@ def _echo(text: str) -> None:
     print(text, flush=True)
 
 
-def train(config: Config, resume_data: dict | None = None, echo=_echo) -> Trainer:
-    """Run training until ``run.max_games`` (or ``run.max_minutes``); returns the trainer."""
+def train(
+    config: Config, resume_data: dict | None = None, echo=_echo, make_trainer=Trainer
+) -> Trainer:
+    """Run training until ``run.max_games`` (or ``run.max_minutes``); returns the trainer.
+
+    make_trainer: ``(config, resume_data) -> Trainer``; ``tdgammon.train.distributed``
+    passes one whose cycles take their games from Ray actors."""
     torch.set_num_threads(config.run.threads)
-    trainer = Trainer(config, resume_data)
+    trainer = make_trainer(config, resume_data)
     run_dir = trainer.run_dir
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.toml").write_text(to_toml(config))
