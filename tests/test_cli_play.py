@@ -220,3 +220,107 @@ def test_a_bug_in_hint_is_an_internal_error_not_pubeval(monkeypatch, capsys, tmp
     assert status == 3 and "pubeval" not in out
     assert err.startswith("tdgammon: internal error (please report it): RuntimeError: boom")
     assert "Match saved" in out and path.exists()  # the session still saved the match
+
+
+# ------------------------------------------------------------ beavers at the prompt
+
+
+def first_move(seed: int, settings: MatchSettings) -> str:
+    """A legal first play for whoever wins the opening roll ``Match(seed=seed)`` deals."""
+    game = Match(settings, seed=seed).game
+    while not game.opening_roll():
+        pass
+    pairs = [(int(a), int(b)) for a, b in game.legal_moves().moves[0] if a >= 0]
+    return format_move(game.board, pairs)
+
+
+TWO_HUMANS = ["play", "--opponent", "human", "--seed", "1", "--no-board", "--beavers"]
+TWO_HUMANS += ["--name", "ann", "--opponent-name", "bob"]
+
+
+def test_a_beaver_refused_at_the_prompt(monkeypatch, capsys, tmp_path):
+    # docs/rules.md 5: one human doubles, the other beavers (takes at 2 and
+    # redoubles to 4), the doubler refuses: the beaverer scores 2.
+    #   bob (won the opening): <first move>    ann: double
+    #   bob: beaver                            ann: roll (refused: answer first), drop
+    path = tmp_path / "beaver.mat"
+    stdin = [first_move(1, MatchSettings(beavers=True)), "double", "beaver", "roll", "drop"]
+    argv = TWO_HUMANS + ["--save", str(path)]
+    status, out, err = run_cli(monkeypatch, capsys, argv, "\n".join(stdin) + "\n")
+    assert status == 0, err
+    assert "the cube is offered at 2: take, drop, beaver?" in out
+    assert "your double was beavered to 4: take, drop (lose 2)?" in out
+    assert "not understood: 'roll'. Type take or drop." in out
+    assert "ann refuses the beaver." in out and "bob wins a single game" in out
+    assert "(double dropped): 2 points" in out and "The session is over." in out
+    text = path.read_text()
+    assert "Beavers => 4" in text and "Drops" in text and "Wins 2 points" in text
+    loaded = load_mat(path)
+    assert sum(loaded.match.scores) == 2 and loaded.match.game.result.ended_by == "drop"
+
+
+def test_a_beaver_accepted_and_a_raccoon_at_the_prompt(monkeypatch, capsys):
+    move = first_move(1, MatchSettings(beavers=True, raccoons=True))
+    # accepted: play goes on at 4, the beaverer's cube
+    stdin = "\n".join([move, "double", "beaver", "take", "quit"]) + "\n"
+    status, out, _ = run_cli(monkeypatch, capsys, TWO_HUMANS, stdin)
+    assert status == 0 and "ann accepts the beaver; the cube is at 4." in out
+    # raccooned and refused by the beaverer: the doubler scores 4
+    stdin = "\n".join([move, "double", "beaver", "raccoon", "drop"]) + "\n"
+    argv = TWO_HUMANS + ["--raccoons"]
+    status, out, _ = run_cli(monkeypatch, capsys, argv, stdin)
+    assert status == 0
+    assert "take, drop (lose 2), raccoon?" in out
+    assert "your beaver was raccooned to 8: take, drop (lose 4)?" in out
+    assert "bob refuses the raccoon." in out and "ann wins a single game (double dropped)" in out
+    assert "(double dropped): 4 points" in out
+
+
+def test_play_help_lists_beavers_and_acey_deucey_stakes(monkeypatch, capsys):
+    monkeypatch.setattr("sys.argv", ["tdgammon"])
+    try:
+        main(["play", "--help"])
+    except SystemExit as stop:
+        assert stop.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--acey-deucey-stakes" in out and "the stake doubles each time a 1-2 is thrown" in out
+    assert "drops (losing 2 on a cube of 1) or raccoons" in out
+
+
+# ------------------------------------------------------------ Acey-Deucey stakes
+
+
+def test_acey_deucey_stakes_option_is_refused_for_other_variants(monkeypatch, capsys):
+    for command in (["play"], ["match"]):
+        argv = command + ["--acey-deucey-stakes", "--variant", "nackgammon"]
+        status, _, err = run_cli(monkeypatch, capsys, argv, "")
+        assert status == 2 and err.count("\n") == 1
+        assert "--acey-deucey-stakes is an Acey-Deucey rule" in err and "nackgammon" in err
+
+
+def test_play_acey_deucey_with_stakes(monkeypatch, capsys, tmp_path):
+    from test_variant_games import _script
+
+    seed = 3
+    settings = MatchSettings(max_games=1, variant="acey-deucey", acey_deucey_stakes=True)
+    script = _script(seed, settings)
+    path = tmp_path / "acey.mat"
+    argv = ["play", "--variant", "acey-deucey", "--acey-deucey-stakes", "--opponent", "pubeval"]
+    argv += ["--seed", str(seed), "--no-board", "--save", str(path)]
+    status, out, err = run_cli(monkeypatch, capsys, argv, "\n".join(script) + "\n")
+    assert status == 0, err
+    assert "(the stake doubles on each 1-2)" in out and "The session is over." in out
+    loaded = load_mat(path)
+    game = loaded.match.game
+    assert loaded.match.settings.acey_deucey_stakes and game.is_over
+    assert game.stake >= 4 and game.result.points == game.stake * game.result.kind
+    assert "A 1-2: the stake doubles to 2 (Acey-Deucey stakes)." in out
+    assert f"at a stake of {game.stake}: {game.result.points} points" in out
+
+
+def test_match_command_acey_deucey_stakes_plays_the_full_rules(monkeypatch, capsys):
+    argv = ["match", "--variant", "acey-deucey", "--acey-deucey-stakes", "--a", "pubeval"]
+    argv += ["--b", "heuristic", "--games", "2", "--json", "--seed", "1"]
+    status, out, _ = run_cli(monkeypatch, capsys, argv, "")
+    summary = json.loads(out)
+    assert status == 0 and summary["games"] == 2

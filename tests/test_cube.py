@@ -104,7 +104,10 @@ def test_jacoby_counts_no_gammons_with_a_centred_cube():
         ([0.85, 0, 0, 0, 0], money(), "Double, pass"),
         ([0.8, 0.5, 0.02, 0.02, 0], money(), "Too good to double, pass"),
         ([0.5, 0, 0, 0, 0], money("mover"), "No redouble, take"),
-        ([0.1, 0.03, 0, 0.5, 0.04], money("mover", beavers=True), "No redouble, beaver"),
+        ([0.3, 0, 0, 0, 0], money("mover", beavers=True), "No redouble, beaver"),
+        # DT = -2.76 < -2: the doubler would refuse a beaver (losing 2), so the
+        # taker takes (worth 2.76 to him); see test_beaver_answers_clause_by_clause
+        ([0.1, 0.03, 0, 0.5, 0.04], money("mover", beavers=True), "No redouble, take"),
         ([0.75, 0, 0, 0, 0], money("mover"), "Redouble, take"),
         ([0.9, 0, 0, 0, 0], money("mover"), "Redouble, pass"),
         ([0.96, 0.28, 0.01, 0.03, 0], money("mover"), "Too good to redouble, pass"),
@@ -127,6 +130,63 @@ def test_phrases_the_money_model_does_not_reach():
     assert cube.action_phrase(1.2, 0.9, 1.0, False, False) == "Too good to double, take"
     assert cube.action_phrase(-0.5, -0.2, 1.0, False, True) == "Double, beaver"
     assert cube.action_phrase(-0.5, -0.2, 1.0, True, False) == "Redouble, take"
+
+
+# ---------------------------------------------------------------- beavers and raccoons
+#
+# docs/rules.md 5: after a beaver the doubler refuses (loses 2 on a cube of 1),
+# accepts (4, the beaverer's cube) or raccoons (8, his cube, if the beaverer
+# accepts; 4 to him if refused). In units of the beaverer's stake (2):
+#
+#   refuse   -1
+#   accept   DT                    (the beaverer owns the cube at twice that stake)
+#   raccoon  min(+2, 2 x KEEP)     (KEEP: 2 x the equity owning the doubled cube)
+
+
+def test_beaver_answers_clause_by_clause():
+    # accept while accepting loses less than the refused stake
+    assert cube.beaver_reply(-0.8) == (cube.TAKE, -0.8)
+    # refuse: accepting would lose more than the stake of the first double (a tie refuses)
+    assert cube.beaver_reply(-1.3) == (cube.DROP, -1.0)
+    assert cube.beaver_reply(-1.0) == (cube.DROP, -1.0)
+    # raccoon only with raccoons allowed and only when strictly best
+    assert cube.beaver_reply(-0.8, keep=0.1, raccoon=False) == (cube.TAKE, -0.8)
+    assert cube.beaver_reply(-0.8, keep=0.1, raccoon=True) == (cube.RACCOON, pytest.approx(0.2))
+    assert cube.beaver_reply(0.5, keep=1.5, raccoon=True) == (cube.RACCOON, 2.0)  # refused: +2
+    assert cube.beaver_reply(-0.8, keep=-0.6, raccoon=True) == (cube.TAKE, -0.8)
+    # the beaverer's answer to a raccoon, in units of the raccooned stake
+    assert cube.raccoon_answer(0.9) == cube.TAKE and cube.raccoon_answer(1.0) == cube.DROP
+
+
+def test_the_taker_beavers_only_when_the_doublers_best_reply_is_worse_than_the_take():
+    # without raccoons: -2 < DT < 0
+    assert cube.proper_answer(-0.5, 1.0, beaver=True) == cube.BEAVER
+    assert cube.proper_answer(-1.9, 1.0, beaver=True) == cube.BEAVER
+    assert cube.proper_answer(-2.0, 1.0, beaver=True) == cube.TAKE  # refused: the same 2
+    assert cube.proper_answer(-2.7, 1.0, beaver=True) == cube.TAKE  # refused: only 2
+    assert cube.proper_answer(0.1, 1.0, beaver=True) == cube.TAKE
+    assert cube.proper_answer(-0.5, 1.0, beaver=False) == cube.TAKE
+    assert cube.proper_answer(1.0, 1.0, beaver=True) == cube.DROP
+    # a raccoon worth more to the doubler than the take spoils the beaver
+    assert cube.proper_answer(-0.8, 1.0, True, keep=-0.128, raccoon=True) == cube.TAKE
+    assert cube.proper_answer(-0.8, 1.0, True, keep=-0.128, raccoon=False) == cube.BEAVER
+    assert cube.proper_answer(-1.3, 1.0, True, keep=-0.6, raccoon=True) == cube.BEAVER
+
+
+def test_keep_is_twice_the_equity_owning_the_cube():
+    # gammonless pW 0.4, contact (x = 0.68): dead -0.2; live owned (0, -1)..(CPl 0.8, +1)
+    # gives 0; KEEP = 2 x (0.32 x -0.2 + 0.68 x 0) = -0.128
+    d = decide([0.4, 0, 0, 0, 0], money(beavers=True, raccoons=True))
+    assert d.double_keep == pytest.approx(-0.128)
+    assert d.double_take == pytest.approx(-0.808)
+    assert d.action == "No double, take"  # a raccoon (-0.256 x 2) beats the take (-0.808)
+    assert decide([0.4, 0, 0, 0, 0], money(beavers=True)).action == "No double, beaver"
+    # at a beaver stage the cube is the beaverer's: no cube action, the numbers are there
+    stage = money("opponent", value=2, double_offered=True, beaver_stage=1, beavers=True)
+    d1 = decide([0.4, 0, 0, 0, 0], stage)
+    assert d1.action == "No cube action"
+    assert d1.double_take == pytest.approx(-0.808) and d1.double_keep == pytest.approx(-0.128)
+    assert decide([0.4, 0, 0, 0, 0], match(3, 3)).double_keep is None
 
 
 def test_differences_and_json():

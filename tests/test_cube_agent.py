@@ -8,7 +8,15 @@ import pytest
 from evaluators import FixedEvaluator
 
 from tdgammon.engine.cube.agent import CubeAgent
-from tdgammon.engine.cube.theory import BEAVER, DROP, TAKE, cube_decision
+from tdgammon.engine.cube.theory import (
+    BEAVER,
+    DROP,
+    RACCOON,
+    TAKE,
+    beaver_reply,
+    cube_decision,
+    raccoon_answer,
+)
 from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
 from tdgammon.engine.flow.game import Game, GameSettings
 from tdgammon.engine.flow.match import Match, MatchSettings
@@ -65,6 +73,73 @@ def test_beaver_only_where_allowed():
     assert a.decide_take(offered.with_changes(beavers=True, max_cube=2)) == TAKE
 
 
+def test_no_beaver_of_a_double_the_doubler_would_rather_refuse():
+    # DT = -2.76: beavered, the doubler refuses and loses only 2; taking wins 2.76
+    a = agent([0.1, 0.03, 0.0, 0.5, 0.04])
+    offered = MONEY.with_changes(double_offered=True, beavers=True)
+    assert a.cube_analysis(offered).double_take < -2
+    assert a.decide_take(offered) == TAKE
+
+
+# docs/rules.md 5, the beavered doubler's answer. X (seat 0) doubled from the
+# starting position, O beavered; X sees (beaver stage 1):
+#
+#   cube 2, O's (the beaverer's take)    pending: 4, O's cube if X accepts
+#   X refuses: -1    accepts: DT    raccoons: min(+2, 2 x KEEP)   (units of 2)
+#
+# probabilities (X's, gammonless, contact)   DT       KEEP     answer (raccoons?)
+#   0.2                                       -1.744   -1.064   drop (drop)
+#   0.4                                       -0.808   -0.128   take (raccoon)
+#   0.6                                       +0.128   +0.808   take (raccoon)
+
+
+def beavered_position(raccoons: bool = False, max_cube: int = 1024) -> Position:
+    settings = GameSettings(beavers=True, raccoons=raccoons, max_cube=max_cube)
+    game = Game.from_position(starting_board(), settings=settings)
+    game.double(seat=0)
+    game.beaver(seat=1)
+    position = game.position()
+    assert position.beaver_stage == 1 and position.mover_seat == 0
+    return position
+
+
+@pytest.mark.parametrize(
+    "win, plain, with_raccoons",
+    [(0.2, DROP, DROP), (0.4, TAKE, RACCOON), (0.6, TAKE, RACCOON)],
+)
+def test_beavered_doubler_accepts_refuses_or_raccoons_on_the_equities(win, plain, with_raccoons):
+    a = agent([win, 0.0, 0.0, 0.0, 0.0])
+    for raccoons, expected in ((False, plain), (True, with_raccoons)):
+        position = beavered_position(raccoons)
+        assert a.decide_beaver(position) == expected
+        # derived from the cube theory's numbers, not decided apart from them
+        decision = a.cube_analysis(position)
+        assert decision.action == "No cube action"  # the beaverer owns the cube
+        reply = beaver_reply(decision.double_take, decision.double_keep, raccoons)
+        assert reply[0] == expected
+
+
+def test_beavered_doubler_raccoons_only_under_the_cube_limit():
+    a = agent([0.6, 0.0, 0.0, 0.0, 0.0])
+    assert a.decide_beaver(beavered_position(raccoons=True, max_cube=8)) == RACCOON
+    assert a.decide_beaver(beavered_position(raccoons=True, max_cube=4)) == TAKE
+
+
+@pytest.mark.parametrize("win, answer", [(0.6, TAKE), (0.7, DROP)])
+def test_raccooned_beaverer_takes_unless_keep_reaches_one(win, answer):
+    # beaver stage 2, the doubler's view: the beaverer refuses (+1 to X) or
+    # accepts (KEEP: X owns the cube at eight times the first stake)
+    game = Game.from_position(starting_board(), settings=GameSettings(beavers=True, raccoons=True))
+    game.double(seat=0)
+    game.beaver(seat=1)
+    game.raccoon(seat=0)
+    position = game.position()
+    assert position.beaver_stage == 2 and position.cube_value == 4
+    a = agent([win, 0.0, 0.0, 0.0, 0.0])
+    assert a.decide_take(position) == answer
+    assert raccoon_answer(a.cube_analysis(position).double_keep) == answer
+
+
 def test_match_play_take_uses_the_match_equity_table():
     # 2-away/2-away: the doubled cube is dead and the game decides the match; the
     # taker needs what a pass leaves him (2-away/1-away Crawford, about 30%)
@@ -91,7 +166,8 @@ def test_plays_like_the_search():
 def test_bot_money_game_with_the_cube_finishes():
     agents = [CubeAgent(PipCountEvaluator(), name="a"), CubeAgent(PipCountEvaluator(), name="b")]
     for seed in range(3):
-        game = Game(GameSettings(beavers=True), rng=np.random.default_rng(seed))
+        settings = GameSettings(beavers=True, raccoons=seed == 2)
+        game = Game(settings, rng=np.random.default_rng(seed))
         result = play_game(game, agents)
         assert result.points >= 1
         game.check_invariants()
@@ -128,7 +204,8 @@ class RecordingEvaluator(FixedEvaluator):
 def test_a_network_player_without_cube_methods_gets_the_cube_agents_decisions():
     """tdgammon.engine.players.cube_actions: a plain network player (an agent with an evaluator)
     doubles and answers doubles exactly as a CubeAgent on the same evaluator."""
-    from tdgammon.engine.players.cube_actions import ask_double, ask_take
+    from tdgammon.engine.players.agents import PubevalAgent
+    from tdgammon.engine.players.cube_actions import ask_beaver, ask_double, ask_take
 
     class NetworkPlayer:
         name = "net"
@@ -142,6 +219,12 @@ def test_a_network_player_without_cube_methods_gets_the_cube_agents_decisions():
         assert ask_double(player, MONEY) == cube_agent.decide_double(MONEY)
         offered = Position(board=starting_board(), double_offered=True)
         assert ask_take(player, offered) == cube_agent.decide_take(offered)
+    for win in (0.2, 0.4, 0.6):
+        beavered = beavered_position(raccoons=True)
+        player = NetworkPlayer(FixedEvaluator([win, 0, 0, 0, 0]))
+        assert ask_beaver(player, beavered) == agent([win, 0, 0, 0, 0]).decide_beaver(beavered)
+    # an agent without decide_beaver accepts the beaver
+    assert ask_beaver(PubevalAgent(), beavered_position(raccoons=True)) == TAKE
 
 
 def test_hypergammon_cube_decisions_see_the_three_checkers_in_play():

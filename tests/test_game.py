@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_rules import diagram
 
 from tdgammon.engine.flow.game import (
     BEAVERED,
@@ -13,6 +14,7 @@ from tdgammon.engine.flow.game import (
     ENDED_BY_RESIGNATION,
     OPENING,
     OVER,
+    RACCOONED,
     RESIGNING,
     TO_MOVE,
     TO_ROLL,
@@ -37,6 +39,7 @@ def snapshot(game: Game) -> tuple:
         len(game.history),
         game.result,
         game.opening_ties,
+        game.stake,
     )
 
 
@@ -239,13 +242,95 @@ def test_roll_refused_while_double_pending():
     refused(game, game.roll, match="take or drop")
 
 
-def test_beaver_keeps_ownership_and_quadruples():
-    game = started(GameSettings(beavers=True))
+# docs/rules.md 5, Beaver: "the player being doubled may take and immediately
+# redouble, keeping ownership of the cube. The original doubler may then refuse,
+# as with any double, and loses the stake of the first double (the beaverer
+# scores the doubled value: 2 on a cube of 1); or accept and play on at four
+# times the stake. Raccoon: the original doubler may in turn re-redouble
+# instead of accepting, and the beaverer accepts or refuses."
+#
+# The cube through each path, seat 1 doubling a centred cube of 1 (money):
+#
+#   action            phase      decides   cube (owner)   on refusal
+#   seat 1 doubles    DOUBLED    seat 0    1 (centre)     seat 1 wins 1
+#   seat 0 beavers    BEAVERED   seat 1    2 (seat 0)     seat 0 wins 2
+#   seat 1 accepts    TO_ROLL    seat 1    4 (seat 0)
+#   seat 1 raccoons   RACCOONED  seat 0    4 (seat 0)     seat 1 wins 4
+#   seat 0 accepts    TO_ROLL    seat 1    8 (seat 1)
+#
+# While a beaver or raccoon waits, the cube holds what a refusal loses, owned
+# by the beaverer (GNU Backgammon's match state); the .mat record says what an
+# acceptance makes it (Beavers => 4, Raccoons => 8).
+
+# The mover (X) bears off its last checker with any roll; all 15 of O are still
+# on O's 6-point (X's 19): a gammon.
+GAMMON_RACE = diagram(
+    """
+        1                                                      19
+    X   1
+    O                                                          15
+    """
+)
+
+
+def beavered(settings: GameSettings | None = None) -> Game:
+    """``started`` with seat 1 doubling and seat 0 beavering (money, beavers on)."""
+    game = started(settings or GameSettings(beavers=True))
     game.double(seat=1)
     game.beaver(seat=0)
-    assert game.cube_value == 4 and game.cube_owner == 0 and game.phase == TO_ROLL
-    assert game.turn == 1  # the doubler rolls
-    refused(game, game.double, match="owned by player 0")
+    return game
+
+
+def test_beaver_is_a_take_and_an_immediate_redouble_the_doubler_answers():
+    game = beavered()
+    assert game.phase == BEAVERED and game.decider == 1 and game.turn == 1
+    assert game.cube_value == 2 and game.cube_owner == 0  # the beaverer's take
+    assert game.history[-1].kind == "beaver" and game.history[-1].value == 4
+    position = game.position()  # the doubler's view: beaver stage 1
+    assert position.double_offered and position.beaver_stage == 1
+    assert position.cube_value == 2 and position.cube_owner == "opponent"
+    assert not position.decision_swapped  # the doubler answering a beaver is usual
+    refused(game, game.roll, match="take or drop the beaver")
+    refused(game, game.double, match="take or drop the beaver")
+    refused(game, game.take, seat=0, match="player 1's decision")
+    refused(game, game.raccoon, match="not allowed")
+
+
+def test_beaver_refused_the_beaverer_scores_the_doubled_value():
+    game = beavered()
+    game.drop(seat=1)
+    assert game.phase == OVER and game.result.ended_by == ENDED_BY_DROP
+    assert game.result.winner == 0 and game.result.points == 2 and game.result.kind == SINGLE
+    assert game.history[-1].kind == "drop" and game.history[-1].seat == 1
+    game.check_invariants()
+
+
+def test_beaver_of_a_redouble_refused_scores_twice_the_first_stake():
+    game = started(GameSettings(beavers=True))
+    game.double(seat=1)
+    game.take(seat=0)  # cube 2, seat 0's
+    game.roll((2, 1))
+    game.play([(13, 11), (24, 23)])
+    game.double(seat=0)  # redouble to 4
+    game.beaver(seat=1)  # seat 1 takes (4) and redoubles to 8
+    assert game.cube_value == 4 and game.cube_owner == 1 and game.history[-1].value == 8
+    game.drop(seat=0)
+    assert game.result.winner == 1 and game.result.points == 4
+
+
+def test_beaver_accepted_play_goes_on_at_four_times_the_stake():
+    # X (seat 0) doubles in GAMMON_RACE, O beavers, X accepts and bears off: 4 x gammon.
+    game = Game.from_position(GAMMON_RACE, settings=GameSettings(beavers=True, jacoby=True))
+    game.double(seat=0)
+    game.beaver(seat=1)
+    game.take(seat=0)
+    assert game.phase == TO_ROLL and game.turn == 0 and game.decider == 0
+    assert game.cube_value == 4 and game.cube_owner == 1  # "keeping ownership of the cube"
+    refused(game, game.double, match="owned by player 1")
+    game.roll((2, 1))
+    game.play([(1, 0)])
+    # the cube was turned, so Jacoby counts the gammon
+    assert game.result.kind == GAMMON and game.result.points == 8
 
 
 def test_beaver_refused_unless_allowed():
@@ -259,22 +344,53 @@ def test_beaver_refused_in_a_match():
         GameSettings(beavers=True, match_length=5).check()
 
 
-def test_raccoon_after_beaver_gives_the_cube_back_to_the_doubler():
-    game = started(GameSettings(beavers=True, raccoons=True))
-    game.double(seat=1)
-    game.beaver(seat=0)
-    assert game.phase == BEAVERED and game.decider == 1
-    assert game.position().decision_swapped
+def test_raccoon_re_redoubles_and_the_beaverer_answers():
+    game = beavered(GameSettings(beavers=True, raccoons=True))
+    assert game.may_raccoon
     game.raccoon(seat=1)
+    assert game.phase == RACCOONED and game.decider == 0 and game.turn == 1
+    assert game.cube_value == 4 and game.cube_owner == 0
+    assert game.history[-1].kind == "raccoon" and game.history[-1].value == 8
+    position = game.position()
+    assert position.double_offered and position.beaver_stage == 2
+    assert position.cube_owner == "opponent" and not position.decision_swapped
+    refused(game, game.raccoon, match="take or drop the raccoon")
+    refused(game, game.beaver, match="take or drop the raccoon")
+    refused(game, game.drop, seat=1, match="player 0's decision")
+
+
+def test_raccoon_refused_the_doubler_scores_four_times_the_stake():
+    game = beavered(GameSettings(beavers=True, raccoons=True))
+    game.raccoon()
+    game.drop(seat=0)
+    assert game.result.winner == 1 and game.result.points == 4
+    assert game.result.ended_by == ENDED_BY_DROP
+
+
+def test_raccoon_accepted_eight_times_and_the_raccooner_keeps_the_cube():
+    game = beavered(GameSettings(beavers=True, raccoons=True))
+    game.raccoon(seat=1)
+    game.take(seat=0)
     assert game.cube_value == 8 and game.cube_owner == 1 and game.phase == TO_ROLL
+    assert game.turn == 1 and game.may_double  # the raccooner may redouble later
 
 
-def test_beaver_declined_raccoon_by_rolling():
-    game = started(GameSettings(beavers=True, raccoons=True))
-    game.double()
-    game.beaver()
-    game.roll((4, 2))
-    assert game.cube_value == 4 and game.cube_owner == 0 and game.phase == TO_MOVE
+def test_raccoon_needs_the_option_and_room_under_the_limit():
+    game = beavered()
+    refused(game, game.raccoon, match="not allowed")
+    game = beavered(GameSettings(beavers=True, raccoons=True, max_cube=4))
+    assert not game.may_raccoon  # eight times the stake is over the limit of 4
+    refused(game, game.raccoon, match="limit")
+    game.take()
+    assert game.cube_value == 4
+    with pytest.raises(RuleError, match="raccoons need beavers"):
+        GameSettings(raccoons=True).check()
+
+
+def test_take_and_drop_after_a_beaver_are_the_doublers():
+    for seat, answer in ((0, "take"), (0, "drop")):
+        game = beavered()
+        refused(game, getattr(game, answer), seat=seat, match="player 1's decision")
 
 
 def test_cube_limit():

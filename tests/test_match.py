@@ -9,11 +9,15 @@ import pytest
 from test_game import snapshot
 
 from tdgammon.engine.flow.game import (
+    ACT_BEAVER,
+    ACT_DROP,
+    ACT_RACCOON,
     BEAVERED,
     DOUBLED,
     ENDED_BY_BEAR_OFF,
     ENDED_BY_DROP,
     OPENING,
+    RACCOONED,
     RESIGNING,
     TO_MOVE,
     TO_ROLL,
@@ -167,11 +171,16 @@ ACTION_WEIGHTS = {
 ACTIONS = tuple(ACTION_WEIGHTS)
 _P = np.array(list(ACTION_WEIGHTS.values()))
 _P = _P / _P.sum()
+# After a beaver or a raccoon (docs/rules.md 5) refusing is as likely as a
+# raccoon, so that refused beavers and raccoons happen in every run.
+_P_BEAVERED = np.array([ACTION_WEIGHTS[a] if a != "drop" else 2 for a in ACTIONS])
+_P_BEAVERED = _P_BEAVERED / _P_BEAVERED.sum()
 
 
 def chaos_step(game, rng) -> bool:
     """Try one random action (often an illegal one); True if it was accepted."""
-    name = ACTIONS[int(rng.choice(len(ACTIONS), p=_P))]
+    p = _P_BEAVERED if game.phase in (BEAVERED, RACCOONED) else _P
+    name = ACTIONS[int(rng.choice(len(ACTIONS), p=p))]
     seat = int(rng.integers(2)) if rng.random() < 0.3 else None
     before = snapshot(game)
     try:
@@ -211,7 +220,11 @@ def test_random_matches_with_random_actions_keep_every_invariant():
         MatchSettings(length=3, crawford=False),
         MatchSettings(beavers=True, raccoons=True, jacoby=True, auto_doubles=2, max_cube=64),
         MatchSettings(max_cube=8, max_games=3),
+        MatchSettings(beavers=True, raccoons=True, max_cube=256, max_games=4),
+        MatchSettings(length=3, variant="acey-deucey", acey_deucey_stakes=True),
     ]
+    refused = {BEAVERED: 0, RACCOONED: 0}
+    stakes = set()
     index = 0
     while games < games_wanted:
         settings = configs[index % len(configs)]
@@ -220,11 +233,19 @@ def test_random_matches_with_random_actions_keep_every_invariant():
         for _ in range(12):
             steps = 0
             while not match.game.is_over:
-                chaos_step(match.game, rng)
+                phase = match.game.phase
+                if chaos_step(match.game, rng) and match.game.is_over and phase in refused:
+                    refused[phase] += 1  # docs/rules.md 5: a beaver or raccoon refused
+                    result, doubler = match.game.result, match.game.turn
+                    assert result.ended_by == ENDED_BY_DROP
+                    # the refusal scores what the cube holds for the other side
+                    assert result.winner == (1 - doubler if phase == BEAVERED else doubler)
+                    assert result.points == result.cube_value
                 steps += 1
                 assert steps < 20000, f"seed {seed}: game not finishing"
             match.game.check_invariants()
             match.check_invariants()
+            stakes.add(match.game.stake)
             games += 1
             if match.is_over:
                 break
@@ -235,17 +256,34 @@ def test_random_matches_with_random_actions_keep_every_invariant():
             assert match.is_over or not match.game.is_over
         else:
             assert not match.is_over
-    print(f"chaos: {games} games, seed {seed}")
+    print(f"chaos: {games} games, seed {seed}, refused beavers/raccoons {refused}")
+    if games_wanted >= 100:
+        assert refused[BEAVERED] > 0 and refused[RACCOONED] > 0, refused
+        assert max(stakes) >= 4, stakes  # Acey-Deucey stakes doubled on 1-2s
+
+
+class BeaverAnsweringRandomAgent(RandomAgent):
+    """RandomAgent that also answers a beaver of its double at random
+    (docs/rules.md 5: accept, refuse or, where allowed, raccoon)."""
+
+    def decide_beaver(self, position) -> str:
+        options = ["take", "drop", "raccoon"] if position.raccoons else ["take", "drop"]
+        return options[int(self.rng.integers(len(options)))]
 
 
 def test_random_bot_games_with_random_cube_actions():
-    """Many complete games by random bots (random doubles, takes, drops, beavers)."""
+    """Many complete games by random bots (random doubles, takes, drops, beavers,
+    refused and accepted beavers, raccoons)."""
     rng = np.random.default_rng(int(os.environ.get("TDGAMMON_SEED", "3")))
-    agents = [RandomAgent(1, double_rate=0.3), RandomAgent(2, double_rate=0.3)]
-    settings = MatchSettings(beavers=True, jacoby=True, max_cube=256, max_games=50)
+    agents = [
+        BeaverAnsweringRandomAgent(1, double_rate=0.3),
+        BeaverAnsweringRandomAgent(2, double_rate=0.3),
+    ]
+    settings = MatchSettings(beavers=True, raccoons=True, jacoby=True, max_cube=256, max_games=50)
     count = int(os.environ.get("TDGAMMON_BOT_GAMES", "2000"))
     wins = [0, 0]
     ends, cubes, games = set(), set(), 0
+    refused = {ACT_BEAVER: 0, ACT_RACCOON: 0}
     for _ in range(max(1, count // 50)):
         match = Match(settings, rng=rng)
         play_match(match, agents)
@@ -263,6 +301,13 @@ def test_random_bot_games_with_random_cube_actions():
             else:
                 counted = result.kind
             assert result.points == result.cube_value * counted
+            kinds = [a.kind for a in game.history]
+            if kinds[-2:] in ([ACT_BEAVER, ACT_DROP], [ACT_RACCOON, ACT_DROP]):
+                # docs/rules.md 5: the beaver (raccoon) refused: the refuser loses
+                # what the cube holds, 2 (4) times the stake of the first double
+                before = game.history[-2]
+                assert result.winner == before.seat and result.points == before.value // 2
+                refused[kinds[-2]] += 1
             wins[result.winner] += 1
             ends.add(result.ended_by)
             cubes.add(result.cube_value)
@@ -270,6 +315,8 @@ def test_random_bot_games_with_random_cube_actions():
     # the random cube actions really happen: drops, and cubes turned and beavered
     assert ENDED_BY_DROP in ends and ENDED_BY_BEAR_OFF in ends
     assert max(cubes) >= 4
+    if count >= 500:
+        assert refused[ACT_BEAVER] > 0 and refused[ACT_RACCOON] > 0, refused
     # the same bot in both seats: the seats win equally often (binomial, 5 sd)
     assert abs(wins[0] - games / 2) <= 5 * (games / 4) ** 0.5, wins
 
@@ -287,13 +334,16 @@ def test_phases_cover_everything():
     seen.add(game.phase)
     game.beaver()
     seen.add(game.phase)
+    game.raccoon()
+    seen.add(game.phase)
+    game.take()
     game.roll((2, 1))
     game.play_text("13/11 24/23")
     game.offer_resignation()
     seen.add(game.phase)
     game.accept_resignation()
     seen.add(game.phase)
-    assert seen == {OPENING, TO_MOVE, TO_ROLL, DOUBLED, BEAVERED, RESIGNING, "over"}
+    assert seen == {OPENING, TO_MOVE, TO_ROLL, DOUBLED, BEAVERED, RACCOONED, RESIGNING, "over"}
     assert isinstance(RuleError("x"), TdgammonError)
 
 

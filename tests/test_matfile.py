@@ -74,7 +74,8 @@ def test_round_trip_with_beaver_raccoon_and_resignations():
     game.play_text("8/5 6/5")
     game.double()
     game.beaver()
-    game.raccoon()  # cube 8, owned by seat 1
+    game.raccoon()
+    game.take()  # cube 8, owned by seat 1 (the raccooner keeps it)
     game.roll((6, 4))
     game.play_text("24/14")
     game.offer_resignation(2)
@@ -89,11 +90,125 @@ def test_round_trip_with_beaver_raccoon_and_resignations():
     game.play_text("24/18 13/11")
     text = format_mat(match)
     assert "Beavers => 4" in text and "Raccoons => 8" in text and "Wins 8 points" in text
+    assert "Beavers => 4                Raccoons => 8\n  3)  Takes" in text
     loaded = read_mat(text)
     assert format_mat(loaded.match) == text
     assert loaded.match.scores == (0, 8)
     # the unfinished second game is read back in progress
     assert not loaded.match.game.is_over and loaded.match.game.turn == 0
+
+
+# docs/rules.md 5: a beaver may be refused. The records below, as tdgammon writes
+# them (GNU Backgammon reads Beavers and Raccoons as further doubles): game 1, a
+# refused beaver (the beaverer ann wins 2); game 2, a refused raccoon (the
+# doubler ann wins 4); game 3, an accepted beaver, play going on at 4.
+BEAVER_RECORD = """\
+; [Player 1 "ann"]
+; [Player 2 "bob"]
+; [Crawford "On"]
+; [Jacoby "Off"]
+; [Beaver "On"]
+; [CubeLimit "1024"]
+; [Raccoon "On"]
+
+ 0 point match
+
+ Game 1
+ ann : 0                            bob : 0
+  1) 31: 8/5 6/5                  Doubles => 2
+  2)  Beavers => 4                Drops
+      Wins 2 points
+
+ Game 2
+ ann : 2                            bob : 0
+  1)                             31: 8/5 6/5
+  2)  Doubles => 2                Beavers => 4
+  3)  Raccoons => 8               Drops
+      Wins 4 points
+
+ Game 3
+ ann : 6                            bob : 0
+  1) 52: 13/8 13/11               Doubles => 2
+  2)  Beavers => 4                Takes
+  3)                             64: 24/14*
+
+"""
+
+
+def test_refused_beaver_and_raccoon_records_are_written_and_read_back():
+    match = Match(MatchSettings(beavers=True, raccoons=True, max_games=3), names=("ann", "bob"))
+    game = match.game
+    game.opening_roll((3, 1))
+    game.play_text("8/5 6/5")
+    game.double(seat=1)
+    game.beaver(seat=0)
+    game.drop(seat=1)  # the doubler refuses the beaver
+    match.next_game()
+    game = match.game
+    game.opening_roll((1, 3))
+    game.play_text("8/5 6/5")
+    game.double(seat=0)
+    game.beaver(seat=1)
+    game.raccoon(seat=0)
+    game.drop(seat=1)  # the beaverer refuses the raccoon
+    match.next_game()
+    game = match.game
+    game.opening_roll((5, 2))
+    game.play_text("13/8 13/11")
+    game.double(seat=1)
+    game.beaver(seat=0)
+    game.take(seat=1)  # the doubler accepts: play goes on at 4
+    game.roll((6, 4))
+    game.play_text("24/14")
+    assert format_mat(match) == BEAVER_RECORD
+    loaded = read_mat(BEAVER_RECORD)
+    assert format_mat(loaded.match) == BEAVER_RECORD
+    assert actions(loaded.match) == actions(match)
+    first, second, third = loaded.match.games
+    assert (first.result.winner, first.result.points, first.result.ended_by) == (0, 2, "drop")
+    assert (second.result.winner, second.result.points) == (0, 4)
+    assert third.cube_value == 4 and third.cube_owner == 0 and not third.is_over
+    assert loaded.match.scores == (6, 0)
+
+
+def test_gnubg_doubles_for_a_beaver_and_a_raccoon_are_read():
+    """GNU Backgammon's export writes a beaver (and a raccoon) as one more double."""
+    text = BEAVER_RECORD.replace("Beavers => 4", "Doubles => 4")
+    text = text.replace("Raccoons => 8", "Doubles => 8")
+    assert format_mat(read_mat(text).match) == BEAVER_RECORD
+
+
+def test_a_roll_straight_after_a_beaver_is_read_as_accepted():
+    """tdgammon wrote beavers that way before they could be refused."""
+    text = BEAVER_RECORD.replace(
+        "  2)  Beavers => 4                Takes\n  3)                             64: 24/14*",
+        "  2)  Beavers => 4                64: 24/14*",
+    )
+    assert text != BEAVER_RECORD
+    assert format_mat(read_mat(text).match) == BEAVER_RECORD
+    # a raccoon too: the doubler (bob) rolls at once; read as the beaverer's take
+    old = BEAVER_RECORD.replace(
+        "  2)  Beavers => 4                Takes\n",
+        "  2)  Beavers => 4                Raccoons => 8\n",
+    )
+    third = read_mat(old).match.games[2]
+    assert [a.kind for a in third.history][-4:] == ["beaver", "raccoon", "take", "move"]
+    assert third.cube_value == 8 and third.cube_owner == 1
+
+
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        ("  2)  Beavers => 4                Drops", "  2)  Beavers => 8", "cube would go to 4"),
+        ("      Wins 2 points", "      Wins 1 point", "worth 2 points"),
+        ("  2)  Beavers => 4                Drops", "  2)  Beavers => 4\n  3)  Drops", "decision"),
+        ("  3)  Raccoons => 8               Drops", "  3)  Raccoons => 4", "cube would go to 8"),
+    ],
+)
+def test_bad_beaver_records_are_rejected(old, new, message):
+    assert old in BEAVER_RECORD
+    with pytest.raises(MatFileError, match=rf"^line \d+: .*{message}"):
+        read_mat(BEAVER_RECORD.replace(old, new, 1))
 
 
 def test_real_world_sample_with_comments_and_odd_spacing_loads():

@@ -19,14 +19,16 @@ from tdgammon.engine.flow.game import (
     DOUBLED,
     OPENING,
     OVER,
+    RACCOONED,
     TO_MOVE,
     TO_ROLL,
     Game,
     GameSettings,
 )
+from tdgammon.engine.formats.match_id import position_to_gnubg
 from tdgammon.engine.formats.move_matching import match_move
 from tdgammon.engine.formats.notation import parse_move
-from tdgammon.engine.formats.xgid import position_to_xgid
+from tdgammon.engine.formats.xgid import position_from_xgid, position_to_xgid
 from tdgammon.engine.interfaces.ubgi import UbgiEngine
 from tdgammon.engine.movegen.reference import legal_plays
 from tdgammon.engine.rules.board import board_from_points, starting_board
@@ -35,10 +37,13 @@ from tdgammon.engine.rules.position import Position
 REPO = Path(__file__).resolve().parents[1]
 
 
-def session(lines: list[str], evaluator=None, err: io.StringIO | None = None) -> list[str]:
+def session(
+    lines: list[str], evaluator=None, err: io.StringIO | None = None, raccoons: bool = False
+) -> list[str]:
     """Run the engine on ``lines``; return what it wrote, line by line (the reasons
     of its ``sorry`` answers go to ``err``)."""
-    engine = UbgiEngine(CubeAgent(evaluator or PipCountEvaluator(), plies=0), err=err)
+    agent = CubeAgent(evaluator or PipCountEvaluator(), plies=0)
+    engine = UbgiEngine(agent, err=err, raccoons=raccoons)
     out = io.StringIO()
     assert engine.run(iter(line + "\n" for line in lines), out) == 0
     return out.getvalue().split("\n")[:-1]
@@ -127,21 +132,54 @@ def test_cube_decisions():
     # the cube on the other side: just roll
     theirs = xgid(cube_value=2, cube_owner="opponent")
     assert session([theirs], FixedEvaluator([0.8, 0, 0, 0, 0])) == ["roll"]
-    # a beaver already on the table (XGID dice B): nothing to answer
-    assert session([money.replace(":00:", ":B:")]) == ["sorry"]
+    # a bad double beavered (2 -> 4): the taker would rather take than let the
+    # doubler refuse at -2 (DT = -2.76)
+    awful = FixedEvaluator([0.1, 0.03, 0, 0.5, 0.04])
+    assert session([beaver], awful) == ["take"]
+
+
+# docs/rules.md 5: the answers to a beaver and to a raccoon. The player on roll
+# (the bottom player, X) doubled; O beavered. The position is as GNU Backgammon
+# keeps it (cube 2, O's) and as XGID dice B writes it:
+#
+#   XGID ...:1:-1:1:B:...   X answers: take (accept, 4), drop (refuse, -2), raccoon
+#   XGID ...:2:-1:1:R:...   X raccooned (cube 4, O's); O answers: take (8) or drop (-4)
+BEAVERED_XGID = xgid(cube_value=2, cube_owner="opponent", double_offered=True, beaver_stage=1)
+RACCOONED_XGID = xgid(cube_value=4, cube_owner="opponent", double_offered=True, beaver_stage=2)
+
+
+@pytest.mark.parametrize(
+    "win, answer, with_raccoons",
+    [(0.2, "drop", "drop"), (0.4, "take", "raccoon"), (0.6, "take", "raccoon")],
+)
+def test_answers_to_a_beaver(win, answer, with_raccoons):
+    assert ":B:" in BEAVERED_XGID
+    evaluator = FixedEvaluator([win, 0, 0, 0, 0])
+    assert session([BEAVERED_XGID], evaluator) == [answer]
+    assert session([BEAVERED_XGID], evaluator, raccoons=True) == [with_raccoons]
+    # the same state as a GNU Backgammon ID: the decision bit says "the doubler"
+    gnubg = position_to_gnubg(position_from_xgid(BEAVERED_XGID))
+    assert session([gnubg], evaluator) == [answer]
+
+
+@pytest.mark.parametrize("win, answer", [(0.6, "take"), (0.7, "drop")])
+def test_answers_to_a_raccoon(win, answer):
+    assert ":R:" in RACCOONED_XGID
+    evaluator = FixedEvaluator([win, 0, 0, 0, 0])
+    assert session([RACCOONED_XGID], evaluator) == [answer]
+    assert session([position_to_gnubg(position_from_xgid(RACCOONED_XGID))], evaluator) == [answer]
 
 
 def test_a_bad_line_is_sorry_with_the_reason_on_stderr():
     err = io.StringIO()
-    beaver = xgid().replace(":00:", ":B:")
     finished = xgid(board_from_points({}, {6: 15}), cube_value=1)
-    lines = ["XGID=garbage", "nonsense", beaver, finished, "ubgi"]
+    lines = ["XGID=garbage", "nonsense", finished, "ubgi"]
     out = session(lines, err=err)
-    assert out[:4] == ["sorry"] * 4 and out[4] == "id name tdgammon"
+    assert out[:3] == ["sorry"] * 3 and out[3] == "id name tdgammon"
     reasons = err.getvalue().splitlines()
-    assert len(reasons) == 4 and all(r.startswith("ubgi: sorry: ") for r in reasons)
+    assert len(reasons) == 3 and all(r.startswith("ubgi: sorry: ") for r in reasons)
     assert "XGID" in reasons[0] and "'nonsense'" in reasons[1]
-    assert "beaver" in reasons[2] and "over" in reasons[3]
+    assert "over" in reasons[2]
 
 
 class Broken:
@@ -239,10 +277,15 @@ def _play_through_pipe(pipe: Pipe, game: Game) -> dict:
                 counts["cube"] += 1
             else:
                 game.roll()
-        elif game.phase == DOUBLED:
-            assert answer in ("take", "drop", "beaver"), (text, answer)
+        elif game.phase in (DOUBLED, RACCOONED):
+            allowed = ("take", "drop", "beaver") if game.phase == DOUBLED else ("take", "drop")
+            assert answer in allowed, (text, answer)
             counts["cube"] += 1
             {"take": game.take, "drop": game.drop, "beaver": game.beaver}[answer]()
+        elif game.phase == BEAVERED:
+            assert answer in ("take", "drop", "raccoon"), (text, answer)
+            counts["cube"] += 1
+            {"take": game.take, "drop": game.drop, "raccoon": game.raccoon}[answer]()
         elif game.phase == TO_MOVE:
             assert answer != "sorry", text
             if answer:
@@ -251,8 +294,6 @@ def _play_through_pipe(pipe: Pipe, game: Game) -> dict:
                 assert all(not p.moves for p in legal_plays(game.board.tolist(), game.dice)), text
             game.play_text(answer)  # raises if illegal
             counts["moves"] += 1
-        elif game.phase == BEAVERED:
-            game.roll()
         game.check_invariants()
     return counts
 

@@ -36,10 +36,14 @@ def _totals(game: Game) -> tuple[int, int]:
     return int(board[board > 0].sum()), int(-board[board < 0].sum())
 
 
-def _random_game(variant: str, seed: int) -> tuple[Game, int]:
-    """Play one game with uniformly random plays; check everything after every action."""
+def _random_game(variant: str, seed: int, stakes: bool = False) -> tuple[Game, int]:
+    """Play one game with uniformly random plays; check everything after every action.
+
+    stakes: Acey-Deucey's optional rule (docs/rules.md 7), the stake doubling on
+    each 1-2 thrown."""
     rng = np.random.default_rng(seed)
-    game = Game(GameSettings(variant=variant), rng=np.random.default_rng(seed))
+    settings = GameSettings(variant=variant, acey_deucey_stakes=stakes)
+    game = Game(settings, rng=np.random.default_rng(seed))
     checkers = get_variant(variant).checkers
     extra_rolls = 0
     while not game.is_over:
@@ -65,7 +69,10 @@ def _random_game(variant: str, seed: int) -> tuple[Game, int]:
     game.check_invariants()
     result = game.result
     winner_view = game.board  # the winner moved last and the board is its view
-    assert result.points == abs(int(game_values(winner_view[None, :], variant)[0]))
+    value = abs(int(game_values(winner_view[None, :], variant)[0]))
+    thrown = sum(1 for a in game.history if a.kind == "move" and sorted(a.dice) == [1, 2])
+    assert game.stake == (2**thrown if stakes else 1) == result.stake
+    assert result.points == game.stake * value
     return game, extra_rolls
 
 
@@ -101,6 +108,102 @@ def _acey_finish(off_for_loser: int) -> Game:
     board[12] = -min(left, 5)
     board[OPPONENT_HAND] = -(left - min(left, 5))
     return Game.from_position(board, settings=GameSettings(variant="acey-deucey"))
+
+
+def test_random_acey_deucey_games_with_the_stakes_rule():
+    """docs/rules.md 7, optional rule: random full games with the stake doubling."""
+    stakes = []
+    for seed in range(4):
+        game, _ = _random_game("acey-deucey", seed, stakes=True)
+        assert game.result.ended_by == "bear-off"
+        stakes.append(game.stake)
+    assert max(stakes) >= 2  # 1-2s were thrown (about one roll in 18)
+
+
+# ---------------------------------------------------------------- Acey-Deucey stakes
+#
+# docs/rules.md 7, optional rule (off unless set): "the stake doubles each time a
+# 1-2 is thrown". Thrown by either player, the opening roll and the extra roll
+# after a named double included; the game is worth stake x checkers left.
+#
+#   roll                 stake
+#   opening 2-1          1 -> 2
+#   6-4                  2
+#   1-2 (extra roll)     2 -> 4 -> 8 when the extra roll is a 1-2 again
+
+
+def test_acey_deucey_stakes_are_off_by_default():
+    game = Game(GameSettings(variant="acey-deucey"))
+    game.opening_roll((2, 1))
+    assert game.stake == 1
+    game.play_text("hand/24 hand/23 6-6: hand/19(4)")
+    game.roll((2, 1))
+    assert game.stake == 1
+
+
+def test_acey_deucey_stakes_double_on_each_one_two_thrown():
+    game = Game(GameSettings(variant="acey-deucey", acey_deucey_stakes=True))
+    game.opening_roll((2, 1))  # the opening 1-2 is thrown too
+    assert game.stake == 2
+    game.play_text("hand/24 hand/23 6-6: hand/19(4)")  # played in full: roll again
+    mover = game.turn
+    game.roll((1, 2))
+    assert game.stake == 4 and game.turn == mover
+    game.play_text("hand/24 hand/23 5-5: hand/20(4)")
+    game.roll((6, 4))  # not a 1-2
+    assert game.stake == 4
+    game.play_row(0)
+    game.roll((1, 2))  # the other player's 1-2 doubles it as well
+    assert game.stake == 8
+    game.check_invariants()
+
+
+def test_acey_deucey_stakes_multiply_the_game_value():
+    # the mover's last checker on its 1-point; the loser has 4 off, 11 left
+    settings = GameSettings(variant="acey-deucey", acey_deucey_stakes=True)
+    game = Game.from_position(_acey_finish(4).board, settings=settings)
+    game.roll((1, 2))
+    game.play_text("1/off")
+    assert game.result.kind == 11 and game.result.stake == 2 and game.result.points == 22
+    assert "at a stake of 2" in game.result.text()
+    # a resignation offers checkers' worth, times the stake
+    game = Game.from_position(_acey_finish(4).board, settings=settings)
+    game.roll((2, 1))
+    game.offer_resignation(3, seat=1)
+    game.accept_resignation()
+    assert game.result.points == 6
+
+
+def test_acey_deucey_stakes_only_for_acey_deucey():
+    with pytest.raises(RuleError, match="for acey-deucey only, not standard"):
+        GameSettings(acey_deucey_stakes=True).check()
+    with pytest.raises(RuleError, match="for acey-deucey only, not dutch"):
+        Match(MatchSettings(variant="dutch", acey_deucey_stakes=True))
+
+
+def test_acey_deucey_stakes_tag_round_trips_and_replays_the_stake():
+    settings = MatchSettings(max_games=1, variant="acey-deucey", acey_deucey_stakes=True)
+    agents = [PubevalAgent(), PubevalAgent()]
+    match = Match(settings, names=("ann", "bob"), seed=1)
+    play_match(match, agents)
+    match.check_invariants()
+    text = format_mat(match)
+    assert '; [AceyDeuceyStakes "On"]' in text
+    loaded = read_mat(text)
+    assert loaded.match.settings.acey_deucey_stakes
+    assert format_mat(loaded.match, loaded.headers) == text
+    assert [g.stake for g in loaded.match.games] == [g.stake for g in match.games]
+    assert loaded.match.scores == match.scores
+    assert any(g.stake > 1 for g in match.games)
+    # without the tag the same record is read with stake 1: its Wins lines disagree
+    plain = text.replace('; [AceyDeuceyStakes "On"]\n', "")
+    assert match.game.result.ended_by == "bear-off"
+    with pytest.raises(TdgammonError, match="worth"):
+        read_mat(plain)
+    # the tag on a variant without the rule is refused with its line number
+    standard = '; [AceyDeuceyStakes "On"]\n\n 0 point match\n'
+    with pytest.raises(TdgammonError, match="^line 1: .*acey-deucey only"):
+        read_mat(standard)
 
 
 @pytest.mark.parametrize("off", [0, 4, 14])
@@ -236,6 +339,33 @@ def test_match_sessions_and_records_round_trip(variant):
         assert ids[0]["xgid"] is None and ids[0]["gnubg"] is None
     else:
         assert ids[0]["xgid"].startswith("XGID=")
+
+
+def test_money_sessions_with_refused_beavers_in_every_variant_with_a_cube():
+    """docs/rules.md 5 in every variant that has the cube: random bots double,
+    beaver, refuse or accept beavers and raccoon; the records read back."""
+    from test_match import BeaverAnsweringRandomAgent
+
+    refused = 0
+    for variant in [name for name in ALL if get_variant(name).cube]:
+        agents = [
+            BeaverAnsweringRandomAgent(1, double_rate=0.5),
+            BeaverAnsweringRandomAgent(2, double_rate=0.5),
+        ]
+        settings = MatchSettings(beavers=True, raccoons=True, max_games=4, variant=variant)
+        match = Match(settings, names=("ann", "bob"), seed=6)
+        play_match(match, agents)
+        match.check_invariants()
+        for game in match.games:
+            kinds = [a.kind for a in game.history]
+            if kinds[-2:] in (["beaver", "drop"], ["raccoon", "drop"]):
+                refused += 1
+                assert game.result.points == game.history[-2].value // 2
+        text = format_mat(match)
+        loaded = read_mat(text)
+        assert format_mat(loaded.match, loaded.headers) == text
+        assert loaded.match.scores == match.scores
+    assert refused > 0
 
 
 def test_gnubg_variation_tags_are_read():

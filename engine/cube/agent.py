@@ -14,8 +14,17 @@ together with its optional cube methods (the names the game drivers in
   *doubler's* view with ``double_offered`` set; the answer is the taker's.
   The doubler's cubeful numbers give it: take when double/take is worth less
   to the doubler than double/pass (``DT < DP``), else drop; beaver (money,
-  beavers on, cube limit allowing) when ``DT < 0``, i.e. the take is worth
-  more than the current stake to the taker.
+  beavers on, cube limit allowing) when the beaver is worth less to the
+  doubler than the take, ``2 x beaver_reply < DT`` (without raccoons
+  ``-2 < DT < 0``: the take is worth more than the current stake to the
+  taker, and the doubler would not rather refuse the beaver). At beaver stage
+  2 (the doubler has raccooned) the beaverer answers: drop when ``KEEP >= 1``
+  (``tdgammon.engine.cube.theory.raccoon_answer``), else take.
+- ``decide_beaver(position) -> "take" | "drop" | "raccoon"``: ``position`` is
+  the beavered doubler's own view at beaver stage 1 (cube: the beaverer's
+  take); the answer is his (docs/rules.md 5), the best of refuse (-1 in units
+  of that stake), accept (``DT``) and, with raccoons within the cube limit,
+  raccoon (``min(2, 2 KEEP)``), ``tdgammon.engine.cube.theory.beaver_reply``.
 
 The probabilities fed to the cube are the n-ply cubeless evaluation of the
 board before rolling, from the doubler's view (``Search.evaluate``); the cube
@@ -28,7 +37,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from tdgammon.engine.cube.theory import BEAVER, DROP, TAKE, CubeDecision, cube_decision
+from tdgammon.engine.cube.theory import (
+    TAKE,
+    CubeDecision,
+    beaver_reply,
+    cube_decision,
+    proper_answer,
+    raccoon_answer,
+)
 from tdgammon.engine.evaluation.search import Evaluator, Search, check_plies
 from tdgammon.engine.movegen.vectorized import MoveList
 from tdgammon.engine.rules.position import Position
@@ -78,9 +94,15 @@ class CubeAgent:
         return decision.double
 
     def decide_take(self, position: Position) -> str:
-        """The taker's answer to the double in ``position`` (the doubler's view)."""
+        """The taker's answer to the double in ``position`` (the doubler's view);
+        at beaver stage 2 the beaverer's answer to the raccoon."""
         decision = self.cube_analysis(position)
         return take_answer(decision, position)
+
+    def decide_beaver(self, position: Position) -> str:
+        """The beavered doubler's answer (``position``: his view, beaver stage 1)."""
+        decision = self.cube_analysis(position)
+        return beaver_answer(decision, position)
 
 
 def take_answer(decision: CubeDecision, position: Position) -> str:
@@ -88,16 +110,31 @@ def take_answer(decision: CubeDecision, position: Position) -> str:
 
     The taker takes when the doubler's double/take value is below double/pass
     (``DT < DP``); beavers (money play with beavers allowed, cube limit
-    permitting) when ``DT < 0``.
+    permitting) when the beaver is worth less to the doubler than the take
+    (``tdgammon.engine.cube.theory.proper_answer``). At beaver stage 2 (a
+    raccoon on the table) the answer is the beaverer's: ``raccoon_answer``.
     """
-    if decision.double_take >= decision.double_pass:
-        return DROP
-    beaver_ok = (
-        position.is_money
+    if position.beaver_stage == 2:
+        keep = decision.double_keep
+        return TAKE if keep is None else raccoon_answer(keep)
+    money = position.is_money and decision.double_keep is not None
+    beaver = (
+        money
         and position.beavers
         and 4 * position.cube_value <= position.max_cube
         and position.beaver_stage == 0
     )
-    if beaver_ok and decision.double_take < 0:
-        return BEAVER
-    return TAKE
+    raccoon = beaver and position.raccoons and 8 * position.cube_value <= position.max_cube
+    return proper_answer(
+        decision.double_take, decision.double_pass, beaver, decision.double_keep, raccoon
+    )
+
+
+def beaver_answer(decision: CubeDecision, position: Position) -> str:
+    """ "take", "drop" or "raccoon": the beavered doubler's answer from his own
+    ``decision`` on ``position`` (beaver stage 1: the cube holds the beaverer's
+    take, twice the first stake), by ``tdgammon.engine.cube.theory.beaver_reply``.
+    A raccoon needs raccoons allowed and four times this cube within the limit."""
+    raccoon = position.raccoons and 4 * position.cube_value <= position.max_cube
+    answer, _ = beaver_reply(decision.double_take, decision.double_keep, raccoon)
+    return answer

@@ -27,6 +27,18 @@ x: cube efficiency):
 - cubeful ``E = (1 - x) E_dead + x E_live``;
 - ``ND`` = cubeful equity with the cube where it is, ``DT`` = 2 x cubeful
   equity with the opponent owning the doubled cube, ``DP`` = +1;
+- beavers and raccoons (docs/rules.md 5; derived here from the same curves, not
+  quoted from docs/cube.md): ``KEEP`` = 2 x cubeful equity with
+  the mover owning the doubled cube (what a redoubler who keeps the cube, as
+  after an accepted beaver or raccoon, has). After a beaver, in units of the
+  beaverer's stake (twice the first one), the doubler has: refuse -1, accept
+  ``DT``, raccoon min(+2, 2 ``KEEP``) (the beaverer refuses, or accepts and the
+  raccooner owns the cube at four times that stake); he takes the best
+  (``beaver_reply``). The taker beavers when that is worth less to the doubler
+  than his take: 2 x the reply < ``DT``; without raccoons -2 < ``DT`` < 0 (a
+  worse double, ``DT`` <= -2, is better taken: the doubler would refuse the
+  beaver at -2). After a raccoon the beaverer refuses (+1 to the doubler, in
+  units of the raccooned stake) or accepts (``KEEP``), whichever is less.
 - take point with the taker's W, L: dead ``(L - 1/2) / (W + L)``, live
   ``(L - 1/2) / (W + L + 1/2)``, Janowski ``(L - 1/2) / (W + L + x/2)``;
   cash point (doubler's W, L) ``(L + 1/2 + x/2) / (W + L + x/2)``; redouble
@@ -280,6 +292,13 @@ class CubeDecision:
     plain words, from the 25% theory through gammons and cube life to the score.
     double: the mover should double (or redouble) now: the cube is available and
     min(DT, DP) >= ND. ``action`` is the phrase derived from these numbers.
+    double_keep: money play (None in a match): ``KEEP``, twice the cubeful equity
+    with the mover owning the cube, normalised to the current stake: the mover's
+    value when a beaver or raccoon of his is accepted (he keeps the cube at
+    twice the stake). With ``double_take`` it prices the answers to a beaver
+    (``beaver_reply``) and to a raccoon (``raccoon_answer``); computed whether
+    or not the cube is available (a position at a beaver stage has the
+    beaverer's cube).
     """
 
     action: str
@@ -299,6 +318,7 @@ class CubeDecision:
     explanation: list[str] = field(default_factory=list)
     mwc: dict | None = None
     reason: str = ""
+    double_keep: float | None = None
 
     @property
     def differences(self) -> dict[str, float]:
@@ -336,9 +356,12 @@ class CubeDecision:
         return out
 
 
-TAKE, DROP, BEAVER = "take", "drop", "beaver"
-"""The taker's answers to a double (the words ``decide_take`` returns)."""
+TAKE, DROP, BEAVER, RACCOON = "take", "drop", "beaver", "raccoon"
+"""The answers to a double (the words ``decide_take`` and ``decide_beaver`` return)."""
 TAKE_ANSWERS = (TAKE, DROP, BEAVER)
+"""The taker's answers to a double."""
+BEAVER_ANSWERS = (TAKE, DROP, RACCOON)
+"""The doubler's answers to a beaver (docs/rules.md 5: accept, refuse, re-redouble)."""
 
 
 def proper_double(nd: float, dt: float, dp: float) -> bool:
@@ -346,23 +369,65 @@ def proper_double(nd: float, dt: float, dp: float) -> bool:
     return min(dt, dp) >= nd
 
 
-def proper_answer(dt: float, dp: float, beaver: bool) -> str:
+def beaver_reply(dt: float, keep: float | None = None, raccoon: bool = False) -> tuple[str, float]:
+    """The beavered doubler's proper answer and its value (module docstring).
+
+    Values are the doubler's, in units of the stake after the beaver (twice the
+    stake of the first double): refuse (DROP) -1; accept (TAKE) ``dt``, the
+    beaverer owning the cube at twice that stake; raccoon (RACCOON, only when
+    ``raccoon`` and ``keep`` is given) min(+2, 2 ``keep``): the beaverer
+    refuses or accepts, whichever is worse for the doubler, who then owns the
+    cube at four times that stake. The doubler accepts unless refusing is
+    better (a tie is a refusal, as a taker passes a tie) and raccoons only when
+    that is strictly best.
+    """
+    answer, value = (DROP, -1.0) if dt <= -1.0 else (TAKE, float(dt))
+    if raccoon and keep is not None:
+        racc = min(2.0, 2.0 * float(keep))
+        if racc > value:
+            answer, value = RACCOON, racc
+    return answer, value
+
+
+def raccoon_answer(keep: float) -> str:
+    """The beaverer's proper answer to a raccoon from the doubler's ``keep``
+    (units of the raccooned stake): refuse (+1 to the doubler) when accepting is
+    no better for him, i.e. ``keep`` >= 1, else accept."""
+    return DROP if keep >= 1.0 else TAKE
+
+
+def proper_answer(
+    dt: float, dp: float, beaver: bool, keep: float | None = None, raccoon: bool = False
+) -> str:
     """The taker's proper answer: DROP when DT >= DP (the doubler's view), else TAKE,
-    or BEAVER when beavers are allowed and DT < 0 (the take is worth more than
-    the current stake to the taker)."""
+    or BEAVER when beavers are allowed and the beaver is worth less to the
+    doubler than the take: 2 x ``beaver_reply`` < DT (without raccoons: -2 < DT
+    < 0). ``keep`` and ``raccoon``: the doubler's KEEP and whether he may raccoon."""
     if dt >= dp:
         return DROP
-    return BEAVER if beaver and dt < 0 else TAKE
+    if beaver and 2.0 * beaver_reply(dt, keep, raccoon)[1] < dt:
+        return BEAVER
+    return TAKE
 
 
-def action_phrase(nd: float, dt: float, dp: float, redouble: bool, beaver: bool) -> str:
+def action_phrase(
+    nd: float,
+    dt: float,
+    dp: float,
+    redouble: bool,
+    beaver: bool,
+    keep: float | None = None,
+    raccoon: bool = False,
+) -> str:
     """The standard phrase from ND, DT, DP (docs/cube.md decision rules), doubler's view.
 
     Derived from the decision data (``proper_double``, ``proper_answer``), never
-    the other way round. beaver: beavers are allowed (money).
+    the other way round. beaver: beavers are allowed (money); keep, raccoon:
+    as ``proper_answer``.
     """
     word = "redouble" if redouble else "double"
-    response = {DROP: "pass", TAKE: "take", BEAVER: "beaver"}[proper_answer(dt, dp, beaver)]
+    answer = proper_answer(dt, dp, beaver, keep, raccoon)
+    response = {DROP: "pass", TAKE: "take", BEAVER: "beaver"}[answer]
     if proper_double(nd, dt, dp):
         return f"{word.capitalize()}, {response}"
     if nd > dp:
@@ -436,6 +501,10 @@ def _money_decision(p, position: Position, kind: str, x: float) -> CubeDecision:
     dt = float(curves.dt(p[0]))
     dp = 1.0
     available = owner in (CUBE_CENTRED, CUBE_MOVER) and 2 * position.cube_value <= position.max_cube
+    # docs/rules.md 5: a beaver needs four times the stake within the limit, a raccoon eight.
+    keep = 2.0 * float(_money_curves(p, CUBE_MOVER, x, jacoby)[0].nd(p[0]))
+    beaver = bool(position.beavers) and 4 * position.cube_value <= position.max_cube
+    raccoon = beaver and bool(position.raccoons) and 8 * position.cube_value <= position.max_cube
     reason = ""
     if owner == CUBE_OPPONENT:
         reason = "the opponent owns the cube"
@@ -443,7 +512,7 @@ def _money_decision(p, position: Position, kind: str, x: float) -> CubeDecision:
         reason = f"the cube limit ({position.max_cube}) is reached"
     redouble = owner == CUBE_MOVER
     if available:
-        action = action_phrase(nd, dt, dp, redouble, bool(position.beavers))
+        action = action_phrase(nd, dt, dp, redouble, beaver, keep, raccoon)
         cubeful = max(nd, min(dt, dp))
     else:
         action, cubeful = "No cube action", nd
@@ -495,6 +564,7 @@ def _money_decision(p, position: Position, kind: str, x: float) -> CubeDecision:
         window=window,
         explanation=explanation,
         reason=reason,
+        double_keep=keep,
     )
 
 

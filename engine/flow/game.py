@@ -11,7 +11,8 @@ phase          who acts (``decider``)          allowed actions
 OPENING        both players                    ``opening_roll``
 TO_ROLL        the player on turn              ``roll``, ``double``, ``offer_resignation``
 DOUBLED        the doubled player              ``take``, ``drop``, ``beaver``
-BEAVERED       the doubler (raccoons allowed)  ``raccoon``, ``roll`` (= no raccoon)
+BEAVERED       the doubler                     ``take``, ``drop``, ``raccoon``
+RACCOONED      the beaverer                    ``take``, ``drop``
 TO_MOVE        the player on turn              ``play``, ``play_text``, ``offer_resignation``
 RESIGNING      the resigner's opponent         ``accept_resignation``, ``reject_resignation``
 OVER           nobody                          nothing
@@ -30,11 +31,17 @@ Decisions where docs/rules.md is silent (GNU Backgammon's behaviour where it has
   the winner's roll is stored higher die first. Each tie re-rolls; with
   automatic doubles (money only) each tie also doubles the centred cube, at
   most ``auto_doubles`` times and never past ``max_cube``.
-- Beaver (docs/rules.md 5): the doubled player takes and redoubles at once and owns
-  the cube (value x4 in all). The doubler cannot refuse a beaver. With raccoons
-  the doubler may then re-redouble (x8 in all) and owns the cube; otherwise
-  the doubler simply rolls. A beaver needs the cube limit to allow the
-  redouble, likewise a raccoon.
+- Beaver (docs/rules.md 5): the doubled player takes and redoubles at once
+  (``beaver``, phase BEAVERED); the doubler then refuses (``drop``: the
+  beaverer wins the stake of the first double, 2 on a cube of 1, as a drop),
+  accepts (``take``: four times the stake, the beaverer keeps the cube) or,
+  with raccoons, re-redoubles (``raccoon``, phase RACCOONED); the beaverer
+  then refuses (``drop``: the doubler wins 4 on a cube of 1) or accepts
+  (``take``: eight times the stake, the raccooner keeps the cube, as the
+  beaverer does after a beaver). While a beaver or raccoon waits for its
+  answer the cube is kept as GNU Backgammon keeps it: the value a refusal
+  loses (2, then 4, on a cube of 1), owned by the beaverer. A beaver needs
+  the cube limit to allow four times the stake, a raccoon eight times.
 - Jacoby (docs/rules.md 5): "gammons and backgammons count as single games unless
   the cube has been turned during the game". The cube counts as turned once a
   double has been taken (it is then owned); automatic doubles at the opening
@@ -52,7 +59,10 @@ Decisions where docs/rules.md is silent (GNU Backgammon's behaviour where it has
   that reason, Jacoby, beavers, raccoons and automatic doubles are refused in
   its settings, and a game is worth ``tdgammon.engine.rules.outcome.game_values`` (the stake
   times the loser's checkers not borne off); ``GameResult.kind`` is then that
-  number of checkers, and a resignation offers a number of points 1..15.
+  number of checkers, and a resignation offers a number of points 1..15 (times
+  the stake). With ``GameSettings.acey_deucey_stakes`` (the optional rule, off
+  by default) the stake (``Game.stake``, 1 at the start) doubles each time a
+  1-2 is thrown, the opening roll and the extra rolls included.
   The Acey-Deucey 1-2 is one play (the 1, the 2 and the named double, up to
   six (from, to) pairs; the hand is source 28); when the named double was
   played in full (``extra_roll``) the same player is to roll again instead of
@@ -106,10 +116,13 @@ OPENING = "opening"
 TO_ROLL = "to roll"
 DOUBLED = "doubled"
 BEAVERED = "beavered"
+RACCOONED = "raccooned"
 TO_MOVE = "to move"
 RESIGNING = "resigning"
 OVER = "over"
-PHASES = (OPENING, TO_ROLL, DOUBLED, BEAVERED, TO_MOVE, RESIGNING, OVER)
+PHASES = (OPENING, TO_ROLL, DOUBLED, BEAVERED, RACCOONED, TO_MOVE, RESIGNING, OVER)
+CUBE_ANSWER_PHASES = (DOUBLED, BEAVERED, RACCOONED)
+"""Phases where a double (or a beaver, or a raccoon) waits for take or drop."""
 
 ENDED_BY_BEAR_OFF = "bear-off"
 ENDED_BY_DROP = "drop"
@@ -143,6 +156,10 @@ class GameSettings:
     scores: points of seat 0 and seat 1 before this game.
     variant: the variant's name (``tdgammon.engine.rules.variants``: standard, nackgammon,
         hypergammon, dutch, acey-deucey); ``rules`` is its ``Variant``.
+    acey_deucey_stakes: Acey-Deucey's optional rule (docs/rules.md 7, off unless
+        set): the stake doubles each time a 1-2 is thrown. An option of the game,
+        like Jacoby, not a variant of its own: the moves, the positions and the
+        networks are Acey-Deucey's; only the points of a game change.
     """
 
     cube: bool = True
@@ -155,6 +172,7 @@ class GameSettings:
     match_length: int = 0
     scores: tuple[int, int] = (0, 0)
     variant: str = "standard"
+    acey_deucey_stakes: bool = False
 
     @property
     def rules(self) -> Variant:
@@ -178,6 +196,11 @@ class GameSettings:
                     raise RuleError(
                         f"the {name} needs the doubling cube, and {rules.name} has none"
                     )
+        if self.acey_deucey_stakes and not rules.acey_deucey_roll:
+            raise RuleError(
+                "the Acey-Deucey stakes rule (the stake doubles on each 1-2, docs/rules.md 7) "
+                f"is for acey-deucey only, not {rules.name}"
+            )
         if self.max_cube < 1 or self.max_cube & (self.max_cube - 1):
             raise RuleError(f"the cube limit must be a power of two, got {self.max_cube}")
         if self.auto_doubles < 0:
@@ -218,8 +241,9 @@ class GameAction:
     seat: the player who acted. kind: one of the ACT_* names.
     dice: the roll of a move (the opening roll for the first move).
     moves: the (from, to) pairs of a move, in play order; () for no play.
-    value: the cube value after a double/beaver/raccoon (e.g. ``Doubles => 2``),
-        the resignation kind (1..3) of ``resign``.
+    value: the cube value a double/beaver/raccoon offers, i.e. the stake if it
+        is accepted (``Doubles => 2``, ``Beavers => 4``, ``Raccoons => 8`` on a
+        cube of 1), the resignation kind (1..3) of ``resign``.
     named_double: Acey-Deucey 1-2: the double named after the 1 and the 2 (0: none).
     extra_roll: Acey-Deucey 1-2: the named double was played in full, so the
         same player rolled again.
@@ -242,8 +266,11 @@ class GameResult:
     (a drop is SINGLE; a resignation the kind resigned); under Acey-Deucey
     scoring the number of checkers the loser had not borne off (or the points
     resigned). points: what the
-    winner scores: cube value x kind, or x 1 under the Jacoby rule with the
-    cube not turned (docs/rules.md 4, 5). ended_by: ENDED_BY_*.
+    winner scores: cube value x stake x kind, or x 1 under the Jacoby rule with
+    the cube not turned (docs/rules.md 4, 5). ended_by: ENDED_BY_*. A drop
+    scores the cube value: after a refused beaver the beaverer's take (2 on a
+    cube of 1). stake: the Acey-Deucey stake (docs/rules.md 7; doubled on each
+    1-2 under ``GameSettings.acey_deucey_stakes``), 1 otherwise.
     """
 
     winner: int
@@ -252,6 +279,7 @@ class GameResult:
     points: int
     ended_by: str
     scoring: str = "standard"
+    stake: int = 1
 
     def text(self, names: Sequence[str] = ("player 0", "player 1")) -> str:
         how = {
@@ -264,6 +292,8 @@ class GameResult:
             if self.ended_by == ENDED_BY_BEAR_OFF:
                 left = "checker" if self.kind == 1 else "checkers"
                 how = f" ({self.kind} {left} not borne off)"
+            if self.stake > 1:
+                how += f" at a stake of {self.stake}"
             return f"{names[self.winner]} wins{how}: {self.points} {unit}"
         return f"{names[self.winner]} wins a {RESULT_NAMES[self.kind]}{how}: {self.points} {unit}"
 
@@ -308,6 +338,8 @@ class Game:
         self.history: list[GameAction] = []
         self.opening_ties = 0
         self.auto_doubles_done = 0
+        self.stake = 1
+        self.one_two_rolls = 0
         self._moves_cache: MoveList | None = None
 
     @classmethod
@@ -348,7 +380,7 @@ class Game:
         """Seat whose decision it is; None in the opening (both roll) and when over."""
         if self.phase in (TO_ROLL, TO_MOVE, BEAVERED):
             return self.turn
-        if self.phase == DOUBLED:
+        if self.phase in (DOUBLED, RACCOONED):
             return 1 - self.turn
         if self.phase == RESIGNING:
             return 1 - self.resigner
@@ -398,10 +430,12 @@ class Game:
 
     @property
     def may_raccoon(self) -> bool:
+        """The beavered doubler may re-redouble: raccoons on, eight times the stake
+        within the cube limit (the cube holds twice the stake here)."""
         return (
             self.phase == BEAVERED
             and self.settings.raccoons
-            and self.cube_value * 2 <= self.settings.max_cube
+            and self.cube_value * 4 <= self.settings.max_cube
         )
 
     def legal_moves(self) -> MoveList:
@@ -475,14 +509,14 @@ class Game:
             crawford=s.crawford,
             jacoby=s.jacoby,
             beavers=s.beavers,
-            double_offered=self.phase in (DOUBLED, BEAVERED),
+            double_offered=self.phase in CUBE_ANSWER_PHASES,
             max_cube=s.max_cube,
             mover_seat=mover,
             game_state=game_state,
             resign_offered=self.resign_offer if self.phase == RESIGNING else RESIGN_NONE,
-            beaver_stage=1 if self.phase == BEAVERED else 0,
-            decision_swapped=self.phase == BEAVERED
-            or (self.phase == RESIGNING and self.resigner != self.turn),
+            beaver_stage={BEAVERED: 1, RACCOONED: 2}.get(self.phase, 0),
+            decision_swapped=self.phase == RESIGNING and self.resigner != self.turn,
+            raccoons=s.raccoons,
         )
 
     def board_of(self, seat: int) -> np.ndarray:
@@ -501,7 +535,9 @@ class Game:
         return {
             TO_ROLL: f"{who} is to roll (or double)",
             DOUBLED: f"{who} must first take or drop the double",
-            BEAVERED: f"{who} must first raccoon or roll after the beaver",
+            BEAVERED: f"{who} must first take or drop the beaver"
+            + (" (or raccoon)" if self.may_raccoon else ""),
+            RACCOONED: f"{who} must first take or drop the raccoon",
             TO_MOVE: f"{who} must first play the roll {_roll_text(self.dice)}",
             RESIGNING: f"{who} must first accept or reject the resignation",
         }[self.phase]
@@ -563,20 +599,25 @@ class Game:
         self.dice = (max(d0, d1), min(d0, d1))
         self.phase = TO_MOVE
         self._moves_cache = None
+        self._count_stake(self.dice)
         return True
 
     def roll(self, dice=None, seat: int | None = None) -> tuple[int, int]:
-        """Roll for the player on turn (random if ``dice`` is None); returns the dice.
-
-        In phase BEAVERED this is the doubler declining to raccoon.
-        """
-        self._require_phase((TO_ROLL, BEAVERED), "roll")
+        """Roll for the player on turn (random if ``dice`` is None); returns the dice."""
+        self._require_phase(TO_ROLL, "roll")
         self._require_seat(seat)
         d = self._roll(dice)
         self.dice = d
         self.phase = TO_MOVE
         self._moves_cache = None
+        self._count_stake(d)
         return d
+
+    def _count_stake(self, dice: tuple[int, int]) -> None:
+        """docs/rules.md 7, optional rule: "the stake doubles each time a 1-2 is thrown"."""
+        if self.settings.acey_deucey_stakes and sorted(dice) == [1, 2]:
+            self.stake *= 2
+            self.one_two_rolls += 1
 
     def double(self, seat: int | None = None) -> None:
         """docs/rules.md 5: "A double is offered only at the start of one's own turn,
@@ -589,49 +630,70 @@ class Game:
         self.history.append(GameAction(self.turn, ACT_DOUBLE, value=2 * self.cube_value))
 
     def take(self, seat: int | None = None) -> None:
-        """docs/rules.md 5: "game continues at twice the stake; the taker now owns the cube"."""
-        self._require_phase(DOUBLED, "take")
+        """Accept the double, beaver or raccoon that waits (docs/rules.md 5).
+
+        DOUBLED: "game continues at twice the stake; the taker now owns the cube".
+        BEAVERED: the doubler accepts the beaver and "play goes on at four times
+        the stake"; the beaverer keeps the cube. RACCOONED: the beaverer accepts
+        the raccoon: eight times the stake, the raccooner keeps the cube.
+        """
+        self._require_phase(CUBE_ANSWER_PHASES, "take")
         self._require_seat(seat)
-        taker = 1 - self.turn
+        taker = self.decider
         self.cube_value *= 2
-        self.cube_owner = taker
+        # The redoubler of a beaver or raccoon keeps the cube; a plain taker gets it.
+        self.cube_owner = self.turn if self.phase == RACCOONED else 1 - self.turn
         self.phase = TO_ROLL
         self.history.append(GameAction(taker, ACT_TAKE))
 
     def drop(self, seat: int | None = None) -> None:
-        """docs/rules.md 5: drops "(passes: loses the current stake at once)"."""
-        self._require_phase(DOUBLED, "drop")
+        """Refuse the double, beaver or raccoon that waits (docs/rules.md 5): drops
+        "(passes: loses the current stake at once)".
+
+        After a beaver the doubler "loses the stake of the first double (the
+        beaverer scores the doubled value: 2 on a cube of 1)"; after a raccoon
+        the beaverer loses four times the stake. The cube holds that value.
+        """
+        self._require_phase(CUBE_ANSWER_PHASES, "drop")
         self._require_seat(seat)
-        self.history.append(GameAction(1 - self.turn, ACT_DROP))
-        self._end(self.turn, SINGLE, ENDED_BY_DROP, jacoby_applies=False)
+        dropper = self.decider
+        self.history.append(GameAction(dropper, ACT_DROP))
+        self._end(1 - dropper, SINGLE, ENDED_BY_DROP, jacoby_applies=False)
 
     def beaver(self, seat: int | None = None) -> None:
         """docs/rules.md 5: "the player being doubled may take and immediately redouble,
-        keeping ownership of the cube" (money play, beavers on)."""
+        keeping ownership of the cube" (money play, beavers on).
+
+        The doubler answers next (phase BEAVERED): ``take``, ``drop`` or ``raccoon``.
+        Meanwhile the cube holds the beaverer's take (twice the stake, his).
+        """
         self._require_phase(DOUBLED, "beaver")
         self._require_seat(seat)
         if not self.settings.beavers or self.settings.match_length:
             raise RuleError("cannot beaver: beavers are not allowed in this game")
         if self.cube_value * 4 > self.settings.max_cube:
             raise RuleError(f"cannot beaver: the cube limit is {self.settings.max_cube}")
-        taker = 1 - self.turn
-        self.cube_value *= 4
-        self.cube_owner = taker
-        self.phase = BEAVERED if self.settings.raccoons else TO_ROLL
-        self.history.append(GameAction(taker, ACT_BEAVER, value=self.cube_value))
+        beaverer = 1 - self.turn
+        self.cube_value *= 2
+        self.cube_owner = beaverer
+        self.phase = BEAVERED
+        self.history.append(GameAction(beaverer, ACT_BEAVER, value=2 * self.cube_value))
 
     def raccoon(self, seat: int | None = None) -> None:
-        """docs/rules.md 5: "Raccoon: the original doubler may in turn re-redouble"."""
+        """docs/rules.md 5: "Raccoon: the original doubler may in turn re-redouble
+        instead of accepting, and the beaverer accepts or refuses" (phase RACCOONED).
+
+        Meanwhile the cube holds four times the stake, still the beaverer's.
+        """
         self._require_phase(BEAVERED, "raccoon")
         self._require_seat(seat)
         if not self.settings.raccoons:
             raise RuleError("cannot raccoon: raccoons are not allowed in this game")
-        if self.cube_value * 2 > self.settings.max_cube:
+        if self.cube_value * 4 > self.settings.max_cube:
             raise RuleError(f"cannot raccoon: the cube limit is {self.settings.max_cube}")
         self.cube_value *= 2
-        self.cube_owner = self.turn
-        self.phase = TO_ROLL
-        self.history.append(GameAction(self.turn, ACT_RACCOON, value=self.cube_value))
+        self.phase = RACCOONED
+        self.history.append(GameAction(self.turn, ACT_RACCOON, value=2 * self.cube_value))
 
     def play(
         self,
@@ -826,9 +888,10 @@ class Game:
             winner=winner_seat,
             kind=kind,
             cube_value=self.cube_value,
-            points=self.cube_value * counted,
+            points=self.cube_value * self.stake * counted,
             ended_by=ended_by,
             scoring=self.variant.scoring,
+            stake=self.stake,
         )
         if ended_by == ENDED_BY_DROP:
             self.dice = None
@@ -847,6 +910,17 @@ class Game:
             assert v == 1, v
         if self.cube_owner is None:
             assert v == 2**self.auto_doubles_done, (v, self.auto_doubles_done)
+        if self.phase in (BEAVERED, RACCOONED):
+            # the beaverer's take is on the cube; the pending redouble fits the limit
+            assert self.settings.beavers and self.cube_owner == 1 - self.turn
+            assert 2 * v <= self.settings.max_cube
+            assert self.phase == BEAVERED or self.settings.raccoons
+        # docs/rules.md 7, optional rule: the stake doubles on each 1-2 thrown
+        assert self.stake == 2**self.one_two_rolls, (self.stake, self.one_two_rolls)
+        if not self.settings.acey_deucey_stakes:
+            assert self.stake == 1
+        played = sum(1 for a in self.history if a.kind == ACT_MOVE and sorted(a.dice) == [1, 2])
+        assert played <= self.one_two_rolls <= played + 1 or not self.settings.acey_deucey_stakes
         if self.phase == OPENING:
             assert self.turn is None and self.dice is None
         else:
@@ -868,7 +942,10 @@ class Game:
         if self.phase == OVER and self.result.ended_by == ENDED_BY_BEAR_OFF:
             value = abs(int(game_values(self.board[None, :], self.variant)[0]))
             if self.variant.scoring == SCORING_CHECKERS_LEFT:
-                assert self.result.points == self.cube_value * value, (self.result, value)
+                assert self.result.points == self.cube_value * self.stake * value, (
+                    self.result,
+                    value,
+                )
 
 
 def _roll_text(dice) -> str:
@@ -899,6 +976,7 @@ __all__ = [
     "ACT_RESIGN",
     "ACT_TAKE",
     "BEAVERED",
+    "CUBE_ANSWER_PHASES",
     "DOUBLED",
     "Game",
     "GameAction",
@@ -906,6 +984,7 @@ __all__ = [
     "GameSettings",
     "OPENING",
     "OVER",
+    "RACCOONED",
     "RESIGNING",
     "TO_MOVE",
     "TO_ROLL",

@@ -48,6 +48,8 @@ class MatchSettings:
     max_cube: cube limit, a power of two.
     max_games: a money session ends after this many games (0: never).
     variant: the variant played (``tdgammon.engine.rules.variants``), by name.
+    acey_deucey_stakes: Acey-Deucey's optional rule (docs/rules.md 7): the stake
+        doubles each time a 1-2 is thrown (``GameSettings.acey_deucey_stakes``).
     """
 
     length: int = 0
@@ -60,6 +62,7 @@ class MatchSettings:
     auto_doubles: int = 0
     max_games: int = 0
     variant: str = "standard"
+    acey_deucey_stakes: bool = False
 
     @property
     def rules(self):
@@ -85,6 +88,7 @@ class MatchSettings:
             match_length=self.length,
             scores=scores,
             variant=self.variant,
+            acey_deucey_stakes=self.acey_deucey_stakes,
         )
 
 

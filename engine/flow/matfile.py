@@ -25,6 +25,11 @@ Layout (facts of the format as GNU Backgammon and eXtreme Gammon write it)::
   and its from/to pairs, 25 the bar and 0 off, ``*`` a hit (``52: 13/8 6/4*``);
   a roll with nothing written is a roll that could not be played. Cube
   actions: ``Doubles => 2``, ``Takes``, ``Drops``, ``Beavers => 4``.
+- A beaver (docs/rules.md 5) is ``Beavers => 4`` in the beaverer's column (the
+  cube if it is accepted), then the doubler's ``Takes`` (play goes on at 4)
+  or ``Drops`` (refused: ``Wins 2 points`` for the beaverer, on a cube of 1).
+  GNU Backgammon reads ``Beavers`` as a second double while the first waits,
+  and its own export writes that second double as ``Doubles => 4``.
 - The end of a game is ``Wins N point(s)`` in the winner's column on a line of
   its own; ``and the match`` may follow for the last game of a match.
 
@@ -39,9 +44,15 @@ Decisions:
 - ``Wins`` when the board is not finished and no double was dropped is an
   accepted resignation of ``points / cube`` (single, gammon or backgammon) by
   the loser. Rejected resignations are not written (the format has no place
-  for them). ``Raccoons => 8`` (our extension) is written in the doubler's
-  column; ``; [Raccoon "On"]`` and ``; [AutoDoubles "N"]`` (our tags) carry
-  those options. Automatic doubles themselves are not recorded.
+  for them). ``Raccoons => 8`` (our extension; GNU Backgammon reads it as a
+  third double) is written in the doubler's column after the beaver, then the
+  beaverer's ``Takes`` or ``Drops`` (``Wins 4 points`` for the doubler);
+  ``; [Raccoon "On"]`` and ``; [AutoDoubles "N"]`` (our tags) carry those
+  options. Automatic doubles themselves are not recorded. Reading also takes
+  GNU Backgammon's ``Doubles`` for a beaver (by the doubled player while the
+  double waits) and for a raccoon (by the beavered doubler), and the doubler's
+  roll straight after a beaver or raccoon (as tdgammon wrote them before they
+  could be refused) as the beaver or raccoon accepted.
 - Dice are written larger first. A game in progress (e.g. saved on Ctrl-C) is
   written without ``Wins`` and read back in progress.
 - A file written and read back gives the same text when written again
@@ -55,7 +66,10 @@ Decisions:
   entry with the named double as a ``d-d:`` token after the 1 and the 2
   (``21: 24/23 24/22 6-6: 13/7 13/7 13/7 13/7``), and when the double was
   played in full the same player's next roll follows on the next line.
-  Acey-Deucey is written with ``CubeLimit "1"`` (it has no cube).
+  Acey-Deucey is written with ``CubeLimit "1"`` (it has no cube). Its optional
+  rule, the stake doubling on each 1-2 (docs/rules.md 7), is our tag
+  ``; [AceyDeuceyStakes "On"]``; the 1-2 rolls are in the record, so reading
+  replays the stake, and ``Wins`` lines count it.
 """
 
 from __future__ import annotations
@@ -79,6 +93,7 @@ from tdgammon.engine.flow.game import (
     DOUBLED,
     OPENING,
     OVER,
+    RACCOONED,
     TO_ROLL,
     Game,
 )
@@ -92,6 +107,8 @@ LEFT_WIDTH = 28
 RIGHT_COLUMN_GAP = 10
 """A lone action starting more than this many columns after ``N)`` is in the right column."""
 STANDARD_TAGS = ("Player 1", "Player 2", "Crawford", "Jacoby", "Beaver", "CubeLimit")
+OUR_TAGS = ("Raccoon", "AutoDoubles", "Variation", "AceyDeuceyStakes")
+"""Tags written from the match settings (besides the standard ones), never from ``headers``."""
 VARIATION_TAGS = {
     "nackgammon": "NackGammon",
     "hypergammon": "HyperGammon (3)",
@@ -220,6 +237,8 @@ def _settings_tags(settings: MatchSettings) -> dict[str, str]:
         tags["Raccoon"] = "On"
     if settings.auto_doubles:
         tags["AutoDoubles"] = str(settings.auto_doubles)
+    if settings.acey_deucey_stakes:
+        tags["AceyDeuceyStakes"] = "On"
     return tags
 
 
@@ -232,7 +251,7 @@ def format_mat(match: Match, headers: dict[str, str] | None = None) -> str:
     tags = {"Player 1": match.names[0], "Player 2": match.names[1]}
     tags.update(_settings_tags(match.settings))
     for key, value in (headers or {}).items():
-        if key not in tags and key not in ("Raccoon", "AutoDoubles", "Variation"):
+        if key not in tags and key not in OUR_TAGS:
             tags[key] = value
     lines = [f'; [{key} "{value}"]' for key, value in tags.items()]
     lines += ["", f" {match.settings.length} point match", ""]
@@ -286,6 +305,7 @@ def _settings_from(headers: dict[str, tuple[str, int]], length: int) -> MatchSet
     raccoon, rline = get("Raccoon", "Off")
     limit, lline = get("CubeLimit", "1024")
     auto, aline = get("AutoDoubles", "0")
+    stakes, sline = get("AceyDeuceyStakes", "Off")
     variation, vline = get("Variation", "standard")
     variant = _VARIATION_NAMES.get(" ".join(variation.lower().split()))
     if variant is None:
@@ -309,11 +329,12 @@ def _settings_from(headers: dict[str, tuple[str, int]], length: int) -> MatchSet
         max_cube=max_cube if max_cube > 1 else 1024,
         auto_doubles=auto_doubles if money else 0,
         variant=get_variant(variant).name,
+        acey_deucey_stakes=_on_off(stakes, "AceyDeuceyStakes", sline),
     )
     try:
         settings.check()
     except TdgammonError as error:
-        raise MatFileError(f"line {lline or bline or line or vline}: {error}") from None
+        raise MatFileError(f"line {lline or bline or sline or line or vline}: {error}") from None
     return settings
 
 
@@ -477,7 +498,10 @@ class _Reader:
                 high, low = max(dice), min(dice)
                 game.opening_roll((high, low) if seat == 0 else (low, high))
             else:
-                if game.phase not in (TO_ROLL, BEAVERED):
+                if game.phase in (BEAVERED, RACCOONED) and seat == game.turn:
+                    # an older record: the beaver (raccoon) taken, the doubler rolls
+                    game.take()
+                if game.phase != TO_ROLL:
                     raise self.error(f"{text!r}: {game._phase_text()}")
                 game.roll(dice, seat=seat)
             game.play_text(move.group(3).strip() or "pass", seat=seat)
@@ -485,10 +509,15 @@ class _Reader:
         cube = _CUBE_RE.match(text)
         if cube:
             what, value = cube.group(1).lower(), int(cube.group(2))
+            if what == "doubles" and game.phase in (DOUBLED, BEAVERED):
+                # GNU Backgammon writes a beaver, and a raccoon, as one more double
+                what = "beavers" if game.phase == DOUBLED else "raccoons"
+            # the cube if accepted: a beaver is four times the stake; at a
+            # raccoon the cube holds the beaverer's take (twice), so again x4
             expected = {
                 "doubles": 2 * game.cube_value,
                 "beavers": 4 * game.cube_value,
-                "raccoons": 2 * game.cube_value,
+                "raccoons": 4 * game.cube_value,
             }[what]
             if value != expected:
                 raise self.error(f"{text!r}: the cube would go to {expected}, not {value}")
@@ -517,12 +546,12 @@ class _Reader:
                     f"point{'s' if result.points != 1 else ''}, the file says {points}"
                 )
             return
-        if game.phase in (DOUBLED, BEAVERED):
+        if game.phase in (DOUBLED, BEAVERED, RACCOONED):
             raise self.error("'Wins' while a double waits for an answer")
         if game.phase == OPENING:
             raise self.error("'Wins' before any move of the game")
         winner = column_seat
-        kind, remainder = divmod(points, game.cube_value)
+        kind, remainder = divmod(points, game.cube_value * game.stake)
         if game.variant.scoring == SCORING_CHECKERS_LEFT:
             if remainder or not 1 <= kind <= game.variant.checkers:
                 raise self.error(
@@ -582,7 +611,7 @@ def position_ids(match: Match) -> list[dict]:
             if target.phase == OPENING and action.kind == ACT_MOVE:
                 high, low = max(action.dice), min(action.dice)
                 target.opening_roll((high, low) if action.seat == 0 else (low, high))
-            elif action.kind == ACT_MOVE and target.phase in (TO_ROLL, BEAVERED):
+            elif action.kind == ACT_MOVE and target.phase == TO_ROLL:
                 target.roll(action.dice)
             position = target.position()
             try:

@@ -38,6 +38,17 @@ Backgammon keeps the board from that side while a double is pending: the
 doubler stays "on roll" and "on turn" passes to the taker, so
 ``Position.double_offered`` means the mover doubled.
 
+Beavers (docs/rules.md 5; money play only). GNU Backgammon records a beaver as
+a second double while the first is pending: the cube goes to twice its value,
+owned by the beaverer, and "on turn" goes back to the doubler; a raccoon
+doubles the cube again (owner unchanged) and "on turn" passes to the
+beaverer. ``Position.beaver_stage`` is exactly that state, so in money play it
+is read from the bits: double offered with the decision on the player on roll
+is stage 1 (the doubler answers the beaver); double offered, the decision with
+the other player and the cube owned by him is stage 2 (a double is offered
+only from a centred or own cube, so only a raccoon leaves the cube with the
+taker). In match play (no beavers) an unusual decider is ``decision_swapped``.
+
 Seats: ``Position.mover_seat`` is the player on roll; ``Position.cube_owner``
 and the two scores are translated between seats and mover/opponent.
 """
@@ -334,10 +345,24 @@ def decode_match_id(text: str) -> MatchId:
 
 
 def _usual_decider(position: Position) -> int:
-    """Seat that normally acts next: the opponent while a double or resignation is pending."""
+    """Seat that normally acts next: the opponent while a double or resignation is
+    pending, except the mover (the doubler) answering a beaver (``beaver_stage`` 1)."""
     mover = position.mover_seat
+    if position.double_offered and position.beaver_stage == 1:
+        return mover
     pending = position.double_offered or position.resign_offered
     return 1 - mover if pending else mover
+
+
+def _beaver_stage(match: MatchId) -> int:
+    """The beaver stage a money-play Match ID's bits say (module docstring); 0 in a match."""
+    if match.match_length or not match.double_offered:
+        return 0
+    if match.player_on_turn == match.player_on_roll:
+        return 1
+    if match.cube_owner == 1 - match.player_on_roll:
+        return 2
+    return 0
 
 
 def match_id_from_position(position: Position) -> MatchId:
@@ -345,8 +370,9 @@ def match_id_from_position(position: Position) -> MatchId:
 
     Bit 66 (``no_jacoby``) is set as GNU Backgammon sets it: in every
     match-play ID, and in money play unless ``position.jacoby``. Carries
-    neither beavers, the cube limit nor ``beaver_stage``. Raises FormatError
-    for values a Match ID cannot hold.
+    neither the beaver and raccoon rules nor the cube limit; ``beaver_stage``
+    is carried by the decider and the cube owner (module docstring). Raises
+    FormatError for values a Match ID cannot hold.
     """
     mover = position.mover_seat
     if mover not in (0, 1):
@@ -392,7 +418,9 @@ def position_from_match_id(board: np.ndarray, match: MatchId) -> Position:
 
     board: ``(30,)`` ints, the view of the player on roll (``match.player_on_roll``).
     The cube limit is 1024, or the cube value when that is higher. ``jacoby``
-    is True in money play when bit 66 is 0; always False in match play.
+    is True in money play when bit 66 is 0; always False in match play. In
+    money play a beaver or raccoon on the table gives ``beaver_stage`` 1 or 2
+    (module docstring) and ``beavers`` True; ``raccoons`` is never carried.
     """
     match.check()
     mover = match.player_on_roll
@@ -401,6 +429,7 @@ def position_from_match_id(board: np.ndarray, match: MatchId) -> Position:
     else:
         owner = CUBE_MOVER if match.cube_owner == mover else CUBE_OPPONENT
     scores = (match.score0, match.score1)
+    stage = _beaver_stage(match)
     position = Position(
         board=board,
         dice=None if match.dice == (0, 0) else tuple(match.dice),
@@ -416,6 +445,8 @@ def position_from_match_id(board: np.ndarray, match: MatchId) -> Position:
         mover_seat=mover,
         game_state=match.game_state,
         resign_offered=match.resignation,
+        beavers=stage > 0,
+        beaver_stage=stage,
     )
     swapped = match.player_on_turn != _usual_decider(position)
     return position.with_changes(decision_swapped=swapped) if swapped else position

@@ -31,6 +31,12 @@ def _settings(args: argparse.Namespace, max_games: int = 0):
     check_plies(args.plies)
     if args.length < 0:
         raise FormatError(f"--length must be 0 (money) or more, got {args.length}")
+    variant = get_variant(args.variant)
+    if args.acey_deucey_stakes and not variant.acey_deucey_roll:
+        raise FormatError(
+            "--acey-deucey-stakes is an Acey-Deucey rule (docs/rules.md 7): "
+            f"add --variant acey-deucey (the variant here is {variant.name})"
+        )
     settings = MatchSettings(
         length=args.length,
         crawford=not args.no_crawford,
@@ -41,7 +47,8 @@ def _settings(args: argparse.Namespace, max_games: int = 0):
         max_cube=args.cube_limit,
         auto_doubles=args.auto_doubles,
         max_games=max_games,
-        variant=get_variant(args.variant).name,
+        variant=variant.name,
+        acey_deucey_stakes=args.acey_deucey_stakes,
     )
     settings.check()
     return settings
@@ -52,8 +59,17 @@ def _add_rules(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cubeless", action="store_true", help="play without the cube")
     parser.add_argument("--no-crawford", action="store_true", help="no Crawford rule (match)")
     parser.add_argument("--jacoby", action="store_true", help="Jacoby rule (money)")
-    parser.add_argument("--beavers", action="store_true", help="allow beavers (money)")
-    parser.add_argument("--raccoons", action="store_true", help="allow raccoons (money)")
+    parser.add_argument(
+        "--beavers",
+        action="store_true",
+        help="allow beavers (money): the doubled player may take and redouble at once; "
+        "the doubler then takes, drops (losing 2 on a cube of 1) or raccoons",
+    )
+    parser.add_argument(
+        "--raccoons",
+        action="store_true",
+        help="allow raccoons (money): a beavered doubler may re-redouble",
+    )
     parser.add_argument("--cube-limit", type=int, default=1024, help="highest cube value")
     parser.add_argument(
         "--auto-doubles", type=int, default=0, help="automatic doubles on opening ties (money)"
@@ -70,6 +86,12 @@ def _add_rules(parser: argparse.ArgumentParser) -> None:
         "--variant",
         default="standard",
         help=f"variant (docs/rules.md 7): {', '.join(VARIANTS)}",
+    )
+    parser.add_argument(
+        "--acey-deucey-stakes",
+        action="store_true",
+        help="Acey-Deucey's optional rule (with --variant acey-deucey only): the stake "
+        "doubles each time a 1-2 is thrown",
     )
 
 
@@ -102,6 +124,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     kind = f"a {args.length}-point match" if args.length else "money play"
     if settings.variant != "standard":
         kind += f" of {settings.variant}"
+    if settings.acey_deucey_stakes:
+        kind += " (the stake doubles on each 1-2)"
     print(f"tdgammon: {me.name} against {opponent_text}, {kind}. Type help for commands.")
     session = TerminalSession(
         match,
@@ -153,14 +177,15 @@ def cmd_match(args: argparse.Namespace) -> int:
         agent_b.name = agent_b.name + "-b"
     settings = _settings(args)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
-    cubeful = settings.length > 0 or args.cube
+    # the batched duel knows no stakes: the stakes rule plays through the game rules
+    cubeful = settings.length > 0 or args.cube or settings.acey_deucey_stakes
     progress = _Progress(args.games, show)
     if not cubeful:
         result = play_duel(
             agent_a, agent_b, args.games, seed=seed, progress=progress, variant=settings.variant
         )
     else:
-        if settings.length == 0 and args.cubeless:
+        if settings.length == 0 and args.cubeless and args.cube:
             raise FormatError("--cube and --cubeless contradict each other")
         if args.cube and not settings.rules.cube:
             raise FormatError(f"--cube: {settings.variant} has no doubling cube (docs/rules.md 7)")

@@ -13,8 +13,10 @@ At each prompt a human may type (case does not matter):
   when nothing can be played) after rolling; the Acey-Deucey 1-2 as the 1 and
   the 2, then the named double: ``24/23 24/22 6-6: 13/7(4)``;
 - ``roll`` (or an empty line) or ``double`` before rolling;
-- ``take``, ``drop`` (``pass``), ``beaver`` when doubled; ``raccoon`` or
-  ``roll`` after a beaver;
+- ``take``, ``drop`` (``pass``), ``beaver`` when doubled; ``take`` (accept),
+  ``drop`` (refuse: the beaverer scores 2 on a cube of 1) or ``raccoon`` when
+  one's double was beavered; ``take`` or ``drop`` when one's beaver was
+  raccooned (docs/rules.md 5);
 - ``accept`` / ``reject`` a resignation;
 - ``resign [single|gammon|backgammon]`` (Acey-Deucey: ``resign N``, N
   points), ``board``, ``moves`` (list the legal plays), ``hint``,
@@ -43,8 +45,10 @@ import numpy as np
 from tdgammon.engine.display.render import render_board
 from tdgammon.engine.flow.game import (
     BEAVERED,
+    CUBE_ANSWER_PHASES,
     DOUBLED,
     OPENING,
+    RACCOONED,
     RESIGNING,
     TO_MOVE,
     TO_ROLL,
@@ -80,8 +84,10 @@ HELP = """Commands:
   <move>          play the roll in standard notation, e.g. 24/18 13/11, 8/5(2), bar/22*,
                   hand/20 (enter from the hand), Acey-Deucey 1-2: 24/23 24/22 6-6: 13/7(4)
   roll (Enter)    roll the dice           double    offer the cube
-  take / drop     answer a double         beaver    take and redouble (money, if allowed)
-  raccoon         re-redouble a beaver    accept / reject   answer a resignation
+  take / drop     answer a double, a beaver or a raccoon (drop: refuse, lose the stake)
+  beaver          take and redouble (money, if allowed)
+  raccoon         re-redouble a beaver (if allowed)
+  accept / reject answer a resignation
   resign [single|gammon|backgammon]       moves     list the legal plays
   board           show the board          hint      best plays (network, else pubeval)
   save [FILE]     save the match (.mat)   quit      save and stop"""
@@ -210,6 +216,7 @@ class TerminalSession:
         d = game.dice
         self.say(f"Opening roll: {self.does(game.turn, 'rolls')} {d[0]}, the other {d[1]}.")
         self.say(f"{self.does(game.turn, 'moves')} first with {d[0]}-{d[1]}.")
+        self._say_stake(game)
         self.draw()
 
     # ------------------------------------------------------------ bots
@@ -226,15 +233,14 @@ class TerminalSession:
             self._say_extra_roll(action, seat)
             if not game.is_over:
                 self.draw()
-        elif phase in (TO_ROLL, BEAVERED):
-            if game.phase in (DOUBLED,):
+        elif phase == TO_ROLL:
+            if game.phase == DOUBLED:
                 self.say(f"{self.does(seat, 'doubles')} to {2 * game.cube_value}.")
             else:
                 self.say(f"{self.does(seat, 'rolls')} {game.dice[0]}-{game.dice[1]}.")
-        elif phase == DOUBLED:
-            last = game.history[-1].kind
-            words = {"take": "takes", "drop": "drops", "beaver": "beavers"}
-            self.say(f"{self.does(seat, words.get(last, last))}; the cube is at {game.cube_value}.")
+                self._say_stake(game)
+        elif phase in CUBE_ANSWER_PHASES:
+            self.say(self._cube_answer_text(game, seat, phase))
         elif phase == RESIGNING:
             accepted = game.is_over
             verb = "accepts" if accepted else "rejects"
@@ -254,6 +260,25 @@ class TerminalSession:
             self.say(text)  # echo scripted input so transcripts read naturally
         return text
 
+    def _cube_answer_text(self, game: Game, seat: int, phase: str) -> str:
+        """What ``seat`` did in answer to the double, beaver or raccoon of ``phase``."""
+        last = game.history[-1].kind
+        what = {DOUBLED: "", BEAVERED: " the beaver", RACCOONED: " the raccoon"}[phase]
+        if last == "beaver":
+            return f"{self.does(seat, 'beavers')}: the cube goes to {2 * game.cube_value}."
+        if last == "raccoon":
+            return f"{self.does(seat, 'raccoons')}: the cube goes to {2 * game.cube_value}."
+        if last == "drop":
+            verb = "drops" if phase == DOUBLED else "refuses"
+            return f"{self.does(seat, verb)}{what}."
+        verb = "takes" if phase == DOUBLED else "accepts"
+        return f"{self.does(seat, verb)}{what}; the cube is at {game.cube_value}."
+
+    def _say_stake(self, game: Game) -> None:
+        """docs/rules.md 7, optional rule: a 1-2 thrown doubles the stake."""
+        if game.settings.acey_deucey_stakes and game.dice and sorted(game.dice) == [1, 2]:
+            self.say(f"A 1-2: the stake doubles to {game.stake} (Acey-Deucey stakes).")
+
     def _say_extra_roll(self, action, seat: int) -> None:
         if action.extra_roll:
             self.say(
@@ -266,6 +291,7 @@ class TerminalSession:
         if game.phase == TO_ROLL and not game.may_double:
             d = game.roll()
             self.say(f"{self.does(seat, 'rolls')} {d[0]}-{d[1]}.")
+            self._say_stake(game)
             return
         if game.phase == TO_MOVE and not game.can_play():
             self.say(f"{self.does(seat, 'rolls')} {game.dice[0]}-{game.dice[1]} and cannot move.")
@@ -289,10 +315,19 @@ class TerminalSession:
             extra = ", beaver" if game.may_beaver else ""
             return f"{who}, the cube is offered at {2 * game.cube_value}: take, drop{extra}? "
         if game.phase == BEAVERED:
-            return f"{who}, you were beavered (cube {game.cube_value}): raccoon or roll? "
+            extra = ", raccoon" if game.may_raccoon else ""
+            return (
+                f"{who}, your double was beavered to {2 * game.cube_value}: take, drop "
+                f"(lose {game.cube_value}){extra}? "
+            )
+        if game.phase == RACCOONED:
+            return (
+                f"{who}, your beaver was raccooned to {2 * game.cube_value}: take, drop "
+                f"(lose {game.cube_value})? "
+            )
         if game.phase == RESIGNING:
             if game.variant.scoring == SCORING_CHECKERS_LEFT:
-                offer = game.resign_offer
+                offer = game.resign_offer * game.stake
                 return f"{who}, accept the resignation for {offer} points? (accept/reject) "
             kind = RESULT_NAMES[game.resign_offer]
             return f"{who}, accept the resignation of a {kind}? (accept/reject) "
@@ -321,7 +356,8 @@ class TerminalSession:
             if not rest.isdigit() or not 1 <= int(rest) <= most:
                 raise TdgammonError(
                     f"resign how many points? resign N, N from 1 to {most} "
-                    f"({game.variant.name}: the stake per checker not borne off)"
+                    f"({game.variant.name}: the stake per checker not borne off; "
+                    f"the stake is {game.stake})"
                 )
             game.offer_resignation(int(rest), seat=seat)
         elif word == "resign":
@@ -333,6 +369,7 @@ class TerminalSession:
         elif game.phase == TO_ROLL and word in ("", "roll", "r"):
             d = game.roll(seat=seat)
             self.say(f"{self.does(seat, 'rolls')} {d[0]}-{d[1]}.")
+            self._say_stake(game)
         elif game.phase == TO_ROLL and word in ("double", "d"):
             game.double(seat=seat)
             self.say(f"{self.does(seat, 'doubles')} to {2 * game.cube_value}.")
@@ -343,12 +380,23 @@ class TerminalSession:
                 game.beaver(seat=seat)
             else:
                 game.drop(seat=seat)
-        elif game.phase == BEAVERED and word in ("raccoon", "roll", "r", ""):
-            if word == "raccoon":
+        elif game.phase in (BEAVERED, RACCOONED) and word in (
+            "take",
+            "t",
+            "drop",
+            "pass",
+            "p",
+            "raccoon",
+        ):
+            # docs/rules.md 5: a beaver (and a raccoon) may be accepted or refused
+            phase = game.phase
+            if word in ("take", "t"):
+                game.take(seat=seat)
+            elif word == "raccoon":
                 game.raccoon(seat=seat)
             else:
-                d = game.roll(seat=seat)
-                self.say(f"{self.does(seat, 'rolls')} {d[0]}-{d[1]}.")
+                game.drop(seat=seat)
+            self.say(self._cube_answer_text(game, seat, phase))
         elif game.phase == RESIGNING and word in ("accept", "a", "yes", "y", "reject", "r", "no"):
             if word in ("accept", "a", "yes", "y"):
                 game.accept_resignation(seat=seat)
@@ -379,7 +427,8 @@ class TerminalSession:
         return {
             TO_ROLL: "Type roll or double (help for all commands).",
             DOUBLED: "Type take or drop" + (" or beaver." if game.may_beaver else "."),
-            BEAVERED: "Type raccoon or roll.",
+            BEAVERED: "Type take or drop" + (" or raccoon." if game.may_raccoon else "."),
+            RACCOONED: "Type take or drop.",
             RESIGNING: "Type accept or reject.",
         }.get(game.phase, "Type help for the commands.")
 

@@ -16,6 +16,10 @@ a position before rolling (dice 00)    ``double`` or ``roll`` (``roll`` also whe
                                        the cube is not available to the roller)
 a position with a double pending (D)   ``take``, ``drop`` or ``beaver`` (beaver
                                        only in money play with beavers allowed)
+a beaver on the table (B)              the doubler's answer: ``take`` (accept),
+                                       ``drop`` (refuse) or ``raccoon`` (only
+                                       from an engine made with ``raccoons``)
+a raccoon on the table (R)             the beaverer's answer: ``take`` or ``drop``
 ``stop``                               nothing (analysis is synchronous: there is
                                        never one running to stop)
 ``quit``                               nothing; the engine exits
@@ -26,9 +30,8 @@ anything else                          ``sorry``
 A position is an XGID (prefix optional) or a FIBS board string
 (``tdgammon.engine.formats.parse.parse_position``; GNU Backgammon IDs are accepted
 too). A position that cannot be read, or one that asks for something the
-protocol has no answer for (a beaver or raccoon already on the table, XGID
-dice ``B``/``R``; a finished game before rolling) gets ``sorry`` on stdout and
-the reason, one line ``ubgi: sorry: <why>``, on stderr; the engine never dies
+protocol has no answer for (a finished game before rolling) gets ``sorry`` on
+stdout and the reason, one line ``ubgi: sorry: <why>``, on stderr; the engine never dies
 on a bad line (bad input raises ``TdgammonError``). Any other exception is a
 bug: it is not answered but propagates, so ``tdgammon ubgi`` stops with the
 CLI's "internal error" line and exit status 3 (the traceback under
@@ -38,7 +41,12 @@ input. Positions are answered whether or not the ``ubgi`` handshake came first.
 
 Decisions come from ``tdgammon.engine.cube.agent.CubeAgent`` (plays at ``plies``
 with move filters; cube actions by ``tdgammon.engine.cube.theory.cube_decision`` on the
-n-ply cubeless probabilities).
+n-ply cubeless probabilities). A beaver or raccoon on the table (docs/rules.md 5)
+is read as GNU Backgammon keeps it (``Position.beaver_stage``: the cube holds what
+a refusal loses, owned by the beaverer; the player on roll is the doubler):
+XGID dice ``B``/``R``, or a GNU Backgammon ID whose bits say so. No position
+format carries the raccoon rule, so the engine answers ``raccoon`` only when
+made with ``raccoons=True``.
 """
 
 from __future__ import annotations
@@ -78,9 +86,11 @@ class UbgiEngine:
     The reason of each ``sorry`` goes to ``err`` (default: ``sys.stderr``).
     """
 
-    def __init__(self, agent: CubeAgent, err: TextIO | None = None) -> None:
+    def __init__(self, agent: CubeAgent, err: TextIO | None = None, raccoons: bool = False) -> None:
+        """raccoons: the controller's money games allow raccoons (docs/rules.md 5)."""
         self.agent = agent
         self.err = err
+        self.raccoons = raccoons
         self.quit_requested = False
 
     def _sorry(self, reason: str) -> str:
@@ -117,8 +127,11 @@ class UbgiEngine:
     def _position_answer(self, text: str) -> str:
         position = parse_position(text)
         if position.double_offered:
-            if position.beaver_stage != 0:
-                return self._sorry("a beaver or raccoon is on the table: UBGI has no answer")
+            if position.is_money and self.raccoons:
+                position = position.with_changes(raccoons=True)
+            if position.beaver_stage == 1:
+                # docs/rules.md 5: the doubler may refuse a beaver, accept it or raccoon
+                return self.agent.decide_beaver(position)
             return self.agent.decide_take(position)
         if position.dice is None:
             if is_game_over(position.board):

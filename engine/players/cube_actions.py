@@ -10,7 +10,12 @@ and applies them as actions. Agents without cube methods get the defaults:
   ``tdgammon.engine.cube.agent.CubeAgent`` on the same evaluator does (0-ply cubeless
   probabilities, then ``tdgammon.engine.cube.theory``: Janowski for money, the match equity
   table in a match);
-- any other agent never doubles and always takes.
+- any other agent never doubles and always takes;
+- a beavered doubler (docs/rules.md 5) is asked ``decide_beaver(position)``
+  (his own view, beaver stage 1: "take", "drop" or "raccoon"); a network
+  player gets the ``CubeAgent`` answer, any agent without the method accepts.
+  After a raccoon the beaverer is asked ``decide_take`` (beaver stage 2; any
+  answer but "drop" accepts).
 - resignations offered to a bot are accepted only when they give the bot the
   most it could still win on the board (``resignation_is_full``).
 
@@ -23,10 +28,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tdgammon.engine.cube.theory import BEAVER, DROP, TAKE, TAKE_ANSWERS
+from tdgammon.engine.cube.theory import (
+    BEAVER,
+    BEAVER_ANSWERS,
+    DROP,
+    RACCOON,
+    TAKE,
+    TAKE_ANSWERS,
+)
 from tdgammon.engine.flow.game import (
     BEAVERED,
     DOUBLED,
+    RACCOONED,
     RESIGNING,
     TO_MOVE,
     TO_ROLL,
@@ -61,15 +74,31 @@ def ask_double(agent, position: Position) -> bool:
 
 
 def ask_take(agent, position: Position) -> str:
-    """``agent``'s answer to the double in ``position`` (doubler's view): take/drop/beaver."""
+    """``agent``'s answer to the double in ``position`` (doubler's view): take/drop/beaver.
+
+    At beaver stage 2 (a raccoon on the table) the beaverer's answer: a beaver
+    is not possible there and counts as a take."""
     player = _cube_player(agent)
     if player is None:
         return TAKE
     answer = str(player.decide_take(position)).lower()
     if answer not in TAKE_ANSWERS:
         raise RuleError(f"{agent.name}: answer to a double must be take, drop or beaver")
-    if answer == BEAVER and not position.beavers:
+    if answer == BEAVER and (not position.beavers or position.beaver_stage):
         answer = TAKE
+    return answer
+
+
+def ask_beaver(agent, position: Position) -> str:
+    """``agent``'s answer to a beaver of its double (``position``: its own view,
+    beaver stage 1): take (accept), drop (refuse) or raccoon. Agents without
+    ``decide_beaver`` (and that are no network player) accept."""
+    player = _cube_player(agent)
+    if player is None or not hasattr(player, "decide_beaver"):
+        return TAKE
+    answer = str(player.decide_beaver(position)).lower()
+    if answer not in BEAVER_ANSWERS:
+        raise RuleError(f"{agent.name}: answer to a beaver must be take, drop or raccoon")
     return answer
 
 
@@ -131,8 +160,18 @@ def bot_step(game: Game, agents: Sequence) -> None:
         else:
             game.take()
     elif game.phase == BEAVERED:
-        # A bot never raccoons (it would need a real cube evaluation).
-        game.roll()
+        answer = ask_beaver(agents[game.turn], game.position())
+        if answer == RACCOON and game.may_raccoon:
+            game.raccoon()
+        elif answer == DROP:
+            game.drop()
+        else:
+            game.take()
+    elif game.phase == RACCOONED:
+        if ask_take(agents[1 - game.turn], game.position()) == DROP:
+            game.drop()
+        else:
+            game.take()
     elif game.phase == RESIGNING:
         if ask_resignation(agents[1 - game.turn], game):
             game.accept_resignation()
@@ -167,7 +206,9 @@ def play_match(match: Match, agents: Sequence) -> Match:
 __all__ = [
     "BEAVER",
     "DROP",
+    "RACCOON",
     "TAKE",
+    "ask_beaver",
     "ask_double",
     "ask_resignation",
     "ask_take",

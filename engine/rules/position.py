@@ -55,13 +55,20 @@ class Position:
     game_state: GNU Backgammon Match ID game state (``GAME_NOT_STARTED``,
         ``GAME_PLAYING``, ``GAME_OVER``, ``GAME_RESIGNED``, ``GAME_DROPPED``).
     resign_offered: RESIGN_NONE / SINGLE / GAMMON / BACKGAMMON offered by the mover.
-    beaver_stage: only with ``double_offered``: 0 the double awaits take or pass
-        (XGID dice ``D``), 1 the opponent has beavered (``B``), 2 the mover has
-        then raccooned (``R``).
+    beaver_stage: only with ``double_offered`` (docs/rules.md 5): 0 the mover's
+        double awaits take or pass (XGID dice ``D``); 1 the opponent has
+        beavered and the mover (the doubler) must accept, refuse or raccoon
+        (``B``); 2 the mover has raccooned and the opponent (the beaverer) must
+        accept or refuse (``R``). As in GNU Backgammon's match state, from stage
+        1 on ``cube_value`` is what a refusal loses (2 on a cube of 1 at stage 1,
+        4 at stage 2) and the beaverer (the opponent) owns the cube.
     decision_swapped: True when the player who must act next is not the usual
-        one (usual: the opponent while a double or a resignation is pending,
-        otherwise the mover). GNU Backgammon writes such Match IDs, e.g. after a
-        drop or during a beaver; the flag lets them round-trip exactly.
+        one (usual: the mover at beaver stage 1, otherwise the opponent while a
+        double or a resignation is pending, otherwise the mover). GNU Backgammon
+        writes such Match IDs, e.g. after a drop; the flag lets them round-trip
+        exactly.
+    raccoons: money-play option (docs/rules.md 5): a beavered doubler may
+        re-redouble. No position format carries it (read as False).
     """
 
     board: np.ndarray = field(default_factory=starting_board)
@@ -81,6 +88,7 @@ class Position:
     resign_offered: int = RESIGN_NONE
     beaver_stage: int = 0
     decision_swapped: bool = False
+    raccoons: bool = False
 
     def __post_init__(self) -> None:
         board = np.asarray(self.board, dtype=BOARD_DTYPE)

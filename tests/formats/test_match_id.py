@@ -214,6 +214,61 @@ def test_unusual_decider_round_trips_via_decision_swapped():
     assert position_to_gnubg(position) == text
 
 
+# docs/rules.md 5, beavers, as GNU Backgammon's match state keeps them (player 0
+# on roll doubled a centred cube of 1; money, Jacoby off):
+#
+#   state                   cube (owner)   on turn   double offered   beaver_stage
+#   double waits            1 (centre)     1         yes              0
+#   player 1 beavered       2 (player 1)   0         yes              1
+#   player 0 raccooned      4 (player 1)   1         yes              2
+def gnubg_state(cube_log2: int, owner: int, turn: int) -> str:
+    return f"{START_ID}:" + pack(
+        cube_log2=cube_log2,
+        cube_owner=owner,
+        game_state=1,
+        player_on_turn=turn,
+        double_offered=1,
+        no_jacoby=1,
+    )
+
+
+@pytest.mark.parametrize(
+    "cube_log2, owner, turn, stage",
+    [(0, 3, 1, 0), (1, 1, 0, 1), (2, 1, 1, 2)],
+)
+def test_beaver_stages_read_from_the_decider_and_the_cube_owner(cube_log2, owner, turn, stage):
+    text = gnubg_state(cube_log2, owner, turn)
+    position = position_from_gnubg(text)
+    assert position.double_offered and position.beaver_stage == stage
+    assert position.beavers == (stage > 0) and not position.decision_swapped
+    assert position.cube_value == 1 << cube_log2 and position.mover_seat == 0
+    assert position_to_gnubg(position) == text
+
+
+def test_a_games_beaver_stages_are_gnubgs():
+    from tdgammon.engine.flow.game import Game, GameSettings
+
+    game = Game.from_position(starting_board(), settings=GameSettings(beavers=True, raccoons=True))
+    game.double(seat=0)
+    assert position_to_gnubg(game.position()) == gnubg_state(0, 3, 1)
+    game.beaver(seat=1)
+    assert position_to_gnubg(game.position()) == gnubg_state(1, 1, 0)
+    game.raccoon(seat=0)
+    assert position_to_gnubg(game.position()) == gnubg_state(2, 1, 1)
+    back = position_from_gnubg(gnubg_state(2, 1, 1))
+    assert back == game.position().with_changes(raccoons=False)  # no format carries raccoons
+
+
+def test_match_play_has_no_beaver_stage():
+    # the decision with the doubler (on roll): in a match only an unusual decider
+    text = f"{START_ID}:" + pack(
+        cube_owner=3, game_state=1, double_offered=1, match_length=5, no_jacoby=1
+    )
+    position = position_from_gnubg(text)
+    assert position.beaver_stage == 0 and position.decision_swapped
+    assert position_to_gnubg(position) == text
+
+
 def test_flipped_board_is_not_the_same_id():
     board = board_from_points({6: 15}, {1: 15})
     assert encode_position_id(board) != encode_position_id(flip(board))

@@ -32,7 +32,13 @@ from tdgammon.engine.rules.board import (
     flip,
 )
 from tdgammon.engine.rules.errors import TdgammonError
-from tdgammon.engine.rules.position import CUBE_OWNERS, Position
+from tdgammon.engine.rules.position import (
+    CUBE_CENTRED,
+    CUBE_MOVER,
+    CUBE_OPPONENT,
+    CUBE_OWNERS,
+    Position,
+)
 
 from .test_fibs import fibs_string
 
@@ -113,15 +119,27 @@ def xgid_positions(draw) -> Position:
 
 @st.composite
 def gnubg_positions(draw) -> Position:
-    """Positions holding only what a PositionID:MatchID pair carries."""
+    """Positions holding only what a PositionID:MatchID pair carries.
+
+    A money-play double on the table is at a beaver stage (docs/rules.md 5), told
+    by the decider and the cube owner as GNU Backgammon keeps them: stage 0 with
+    a centred or own cube, stages 1 and 2 with the beaverer (the opponent)
+    owning the cube; the decider is then never swapped."""
     fields = draw(match_context())
+    stage, swapped = 0, draw(st.booleans())
+    if fields["match_length"] == 0 and fields["double_offered"]:
+        stage, swapped = draw(st.integers(0, 2)), False
+        owners = [CUBE_CENTRED, CUBE_MOVER] if stage == 0 else [CUBE_OPPONENT]
+        fields["cube_owner"] = draw(st.sampled_from(owners))
     return Position(
         **fields,
         cube_value=1 << draw(st.integers(0, 10)),
         jacoby=fields["match_length"] == 0 and draw(st.booleans()),
         game_state=draw(st.integers(0, 4)),
         resign_offered=draw(st.integers(0, 3)),
-        decision_swapped=draw(st.booleans()),
+        decision_swapped=swapped,
+        beavers=stage > 0,
+        beaver_stage=stage,
     )
 
 
