@@ -196,6 +196,11 @@ def _turn_text(position: Position, board: np.ndarray, rules: Variant = STANDARD)
             return f"Game over: {who} wins {value} {unit} (checkers not borne off)"
         return f"Game over: {who} wins a {RESULT_NAMES[int(result_kind(board, rules.checkers))]}"
     if position.double_offered:
+        # docs/rules.md 5; from a beaver on, cube_value is what a refusal loses.
+        if position.beaver_stage == 1:
+            return f"O beavers (cube {2 * position.cube_value}); X to take, drop or raccoon"
+        if position.beaver_stage == 2:
+            return f"X raccoons (cube {2 * position.cube_value}); O to take or drop"
         return f"X doubles to {2 * position.cube_value}; O to take or pass"
     if position.resign_offered:
         if rules.scoring == SCORING_CHECKERS_LEFT:
