@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from tdgammon.engine.flow.game import TO_MOVE
+from tdgammon.engine.flow.game_records import TO_MOVE
 from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.flow.matfile import load_mat
 from tdgammon.engine.formats.notation import format_move

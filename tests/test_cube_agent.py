@@ -18,7 +18,8 @@ from tdgammon.engine.cube.theory import (
     raccoon_answer,
 )
 from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
-from tdgammon.engine.flow.game import Game, GameSettings
+from tdgammon.engine.flow.game import Game
+from tdgammon.engine.flow.game_records import GameSettings
 from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.players.cube_actions import play_game, play_match
 from tdgammon.engine.rules.board import starting_board

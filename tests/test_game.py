@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from test_rules import diagram
 
-from tdgammon.engine.flow.game import (
+from tdgammon.engine.flow.game import Game
+from tdgammon.engine.flow.game_records import (
     BEAVERED,
     DOUBLED,
     ENDED_BY_BEAR_OFF,
@@ -18,7 +19,6 @@ from tdgammon.engine.flow.game import (
     RESIGNING,
     TO_MOVE,
     TO_ROLL,
-    Game,
     GameSettings,
 )
 from tdgammon.engine.rules.board import board_from_points, flip, starting_board

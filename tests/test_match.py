@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from test_game import snapshot
 
-from tdgammon.engine.flow.game import (
+from tdgammon.engine.flow.game_records import (
     ACT_BEAVER,
     ACT_DROP,
     ACT_RACCOON,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tdgammon.engine.display.study import SAMPLE_MATCH
-from tdgammon.engine.flow.game import ACT_MOVE
+from tdgammon.engine.flow.game_records import ACT_MOVE
 from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.flow.matfile import (
     MatFileError,

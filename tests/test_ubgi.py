@@ -14,7 +14,8 @@ from evaluators import FixedEvaluator
 
 from tdgammon.engine.cube.agent import CubeAgent
 from tdgammon.engine.evaluation.search import PipCountEvaluator
-from tdgammon.engine.flow.game import (
+from tdgammon.engine.flow.game import Game
+from tdgammon.engine.flow.game_records import (
     BEAVERED,
     DOUBLED,
     OPENING,
@@ -22,7 +23,6 @@ from tdgammon.engine.flow.game import (
     RACCOONED,
     TO_MOVE,
     TO_ROLL,
-    Game,
     GameSettings,
 )
 from tdgammon.engine.formats.match_id import position_to_gnubg

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from tdgammon.engine.display.render import render_board
-from tdgammon.engine.flow.game import OPENING, OVER, TO_MOVE, TO_ROLL, Game, GameSettings
+from tdgammon.engine.flow.game import Game
+from tdgammon.engine.flow.game_records import OPENING, OVER, TO_MOVE, TO_ROLL, GameSettings
 from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.flow.matfile import format_mat, load_mat, position_ids, read_mat
 from tdgammon.engine.formats.move_matching import match_move

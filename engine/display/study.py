@@ -131,7 +131,7 @@ def review_match(path: str | Path = SAMPLE_MATCH, plies: int = 0, search=None) -
     is dead, are skipped.
     """
     from tdgammon.engine.flow.checker_moves import apply_moves
-    from tdgammon.engine.flow.game import ACT_DOUBLE, ACT_DROP, ACT_MOVE, ACT_TAKE
+    from tdgammon.engine.flow.game_records import ACT_DOUBLE, ACT_DROP, ACT_MOVE, ACT_TAKE
     from tdgammon.engine.flow.matfile import load_mat, position_ids
     from tdgammon.engine.formats.notation import format_move
 

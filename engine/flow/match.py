@@ -33,7 +33,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tdgammon.engine.flow.game import Game, GameSettings
+from tdgammon.engine.flow.game import Game
+from tdgammon.engine.flow.game_records import GameSettings
 from tdgammon.engine.rules.errors import RuleError
 
 

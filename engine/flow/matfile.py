@@ -81,7 +81,8 @@ from pathlib import Path
 import numpy as np
 
 from tdgammon.engine.flow.checker_moves import apply_moves
-from tdgammon.engine.flow.game import (
+from tdgammon.engine.flow.game import Game
+from tdgammon.engine.flow.game_records import (
     ACT_ACCEPT,
     ACT_BEAVER,
     ACT_DOUBLE,
@@ -95,7 +96,6 @@ from tdgammon.engine.flow.game import (
     OVER,
     RACCOONED,
     TO_ROLL,
-    Game,
 )
 from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.formats.notation import point_name

@@ -43,7 +43,8 @@ from typing import TextIO
 import numpy as np
 
 from tdgammon.engine.display.render import render_board
-from tdgammon.engine.flow.game import (
+from tdgammon.engine.flow.game import Game
+from tdgammon.engine.flow.game_records import (
     BEAVERED,
     CUBE_ANSWER_PHASES,
     DOUBLED,
@@ -52,7 +53,6 @@ from tdgammon.engine.flow.game import (
     RESIGNING,
     TO_MOVE,
     TO_ROLL,
-    Game,
 )
 from tdgammon.engine.flow.match import Match
 from tdgammon.engine.formats.notation import format_move

@@ -36,14 +36,14 @@ from tdgammon.engine.cube.theory import (
     TAKE,
     TAKE_ANSWERS,
 )
-from tdgammon.engine.flow.game import (
+from tdgammon.engine.flow.game import Game
+from tdgammon.engine.flow.game_records import (
     BEAVERED,
     DOUBLED,
     RACCOONED,
     RESIGNING,
     TO_MOVE,
     TO_ROLL,
-    Game,
     GameResult,
 )
 from tdgammon.engine.flow.match import Match

@@ -246,7 +246,8 @@ def test_beaver_stages_read_from_the_decider_and_the_cube_owner(cube_log2, owner
 
 
 def test_a_games_beaver_stages_are_gnubgs():
-    from tdgammon.engine.flow.game import Game, GameSettings
+    from tdgammon.engine.flow.game import Game
+    from tdgammon.engine.flow.game_records import GameSettings
 
     game = Game.from_position(starting_board(), settings=GameSettings(beavers=True, raccoons=True))
     game.double(seat=0)
