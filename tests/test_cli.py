@@ -6,29 +6,20 @@ never a traceback.
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from cli_runner import run
 
 from tdgammon.engine.formats import decode_position_id
-from tdgammon.engine.interfaces.cli import main
 from tdgammon.engine.movegen.reference import legal_plays
 from tdgammon.engine.rules.board import starting_board
 
 START_ID = "4HPwATDgc/ABMA"
 START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
-
-
-def run(capsys, *argv, stdin: str | None = None, monkeypatch=None):
-    if stdin is not None:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_show_prints_board_pips_cube_and_ids(capsys):

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import json
 
 import numpy as np
 import pytest
+from cli_runner import run
 
 from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
 from tdgammon.engine.formats.position_id import encode_position_id
 from tdgammon.engine.interfaces import cli_analysis
-from tdgammon.engine.interfaces.cli import main
 from tdgammon.engine.movegen.vectorized import generate_moves
 
 START = "4HPwATDgc/ABMA"
@@ -35,14 +34,6 @@ def pipcount(monkeypatch):
     search = Search(PipCountEvaluator())
     monkeypatch.setattr(cli_analysis, "load_search", lambda model=None: search)
     return search
-
-
-def run(capsys, *argv, stdin: str | None = None, monkeypatch=None):
-    if stdin is not None:
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_hint_json_contract(capsys, pipcount):

@@ -13,10 +13,10 @@ import subprocess
 import sys
 
 import pytest
+from cli_runner import run
 
 from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
 from tdgammon.engine.interfaces import cli_analysis
-from tdgammon.engine.interfaces.cli import main
 
 EMPTY_ID = "AAAAAAAAAAAAAA"
 """Position ID with no checker on the board for either side."""
@@ -41,12 +41,6 @@ def pipcount(monkeypatch):
     search = Search(PipCountEvaluator())
     monkeypatch.setattr(cli_analysis, "load_search", lambda model=None: search)
     return search
-
-
-def run(capsys, *argv):
-    status = main(list(argv))
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.mark.parametrize("text", EMPTY_POSITIONS)

@@ -7,14 +7,13 @@ tests/test_rollout.py.
 
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
+from cli_runner import run
 
 from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
 from tdgammon.engine.interfaces import cli_rollout
-from tdgammon.engine.interfaces.cli import main
 
 START = "4HPwATDgc/ABMA"
 MATCH_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:1:0:5:10"
@@ -36,14 +35,6 @@ def pipcount(monkeypatch):
     search = Search(PipCountEvaluator())
     monkeypatch.setattr(cli_rollout, "load_search", lambda model=None: search)
     return search
-
-
-def run(capsys, *argv, stdin: str | None = None, monkeypatch=None):
-    if stdin is not None:
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_rollout_json_contract(capsys, pipcount):
