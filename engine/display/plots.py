@@ -72,7 +72,7 @@ def probabilities_figure(reports: dict, title: str = "Outcome probabilities of t
     """Grouped bars of the five probabilities, one group per label.
 
     reports: ``{label: probabilities}`` where probabilities is a dict with the
-    ``tdgammon.engine.evaluation.search.OUTPUT_NAMES`` keys (an eval or play report) or a (5,)
+    ``tdgammon.engine.rules.outputs.OUTPUT_NAMES`` keys (an eval or play report) or a (5,)
     array.
     Cumulative, as everywhere: "win gammon" includes backgammons.
     """

@@ -106,7 +106,6 @@ from tdgammon.engine.rules.variants import STANDARD, Variant, get_variant
 __all__ = [
     "DEFAULT_FILTERS",
     "MAX_PLIES",
-    "OUTPUT_NAMES",
     "Evaluator",
     "MoveFilter",
     "PipCountEvaluator",

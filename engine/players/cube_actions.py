@@ -204,10 +204,6 @@ def play_match(match: Match, agents: Sequence) -> Match:
 
 
 __all__ = [
-    "BEAVER",
-    "DROP",
-    "RACCOON",
-    "TAKE",
     "ask_beaver",
     "ask_double",
     "ask_resignation",
