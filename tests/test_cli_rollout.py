@@ -111,14 +111,14 @@ def test_batch_mode_one_answer_per_line(capsys, pipcount, monkeypatch):
 
 
 def test_ctrl_c_reports_the_finished_batches(capsys, pipcount, monkeypatch):
-    real = cli_rollout.iter_rollout
+    real = cli_rollout.trial_batches
 
     def interrupted(*args, **kwargs):
         batches = real(*args, **kwargs)
         yield next(batches)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_rollout, "iter_rollout", interrupted)
+    monkeypatch.setattr(cli_rollout, "trial_batches", interrupted)
     code, out, err = run(capsys, "rollout", START, "--trials", "700", "--truncate", "1", "--json")
     report = json.loads(out)
     assert code == 130 and report["interrupted"]
@@ -129,7 +129,7 @@ def test_ctrl_c_reports_the_finished_batches(capsys, pipcount, monkeypatch):
         raise KeyboardInterrupt
         yield
 
-    monkeypatch.setattr(cli_rollout, "iter_rollout", at_once)
+    monkeypatch.setattr(cli_rollout, "trial_batches", at_once)
     code, out, err = run(capsys, "rollout", START, "--trials", "10")
     assert code == 130 and out == "" and "interrupted" in err
 

@@ -25,7 +25,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if config.selfplay.workers > 0:  # Ray self-play actors (the distributed extra)
         from tdgammon.train.distributed import require_ray, train_distributed
 
-        require_ray()
+        require_ray("tdgammon train --workers")
         train_distributed(config, data, args.ray_address)
     else:
         train(config, data)

@@ -67,16 +67,14 @@ ignores the actors' section.
 from __future__ import annotations
 
 import json
-import logging
 import math
-import os
 import time
 
 import numpy as np
 import torch
 
+from tdgammon.engine.evaluation.distributed import DistributedError, connect, require_ray
 from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
-from tdgammon.engine.rules.errors import TdgammonError
 from tdgammon.models.network import build_network, get_preset
 from tdgammon.train.checkpoint import to_arrays
 from tdgammon.train.config import Config, config_from_dict, config_to_dict
@@ -86,52 +84,6 @@ from tdgammon.train.selfplay import SelfPlay
 
 def _echo(text: str) -> None:
     print(text, flush=True)
-
-
-class DistributedError(TdgammonError):
-    """Ray is missing or cannot run the actors asked for; the message says what to do."""
-
-
-def require_ray(command: str = "tdgammon train --workers"):
-    """The ``ray`` module, or DistributedError telling how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise DistributedError(
-            f"{command} needs Ray: pip install 'tdgammon[distributed]'"
-        ) from None
-    return ray
-
-
-def connect(workers: int, address: str | None = None, echo=_echo) -> bool:
-    """Make Ray ready for ``workers`` actors; True if this call started a local instance
-    (the caller shuts it down).
-
-    Ray already initialised in this process (a test, a notebook): used as it is.
-    ``address``: join that cluster (``ray.init(address=...)``, e.g. ``auto`` or
-    ``ray://host:10001``). Otherwise a local instance with ``workers + 1`` CPUs
-    (one per actor, one for the learner), without the dashboard.
-    """
-    ray = require_ray()
-    if ray.is_initialized():
-        started = False
-    elif address:
-        ray.init(address=address, logging_level=logging.WARNING)
-        started = True
-    else:
-        cores = os.cpu_count() or 1
-        if workers + 1 > cores:
-            echo(f"note: {workers} actors and the learner share {cores} cores")
-        ray.init(num_cpus=workers + 1, include_dashboard=False, logging_level=logging.WARNING)
-        started = True
-    cpus = ray.cluster_resources().get("CPU", 0)
-    if not address and cpus < workers:
-        if started:
-            ray.shutdown()
-        raise DistributedError(
-            f"the Ray instance has {cpus:g} CPUs; {workers} self-play actors need one each"
-        )
-    return started
 
 
 def actor_seed(seed: int, index: int, games: int = 0) -> np.random.SeedSequence:
@@ -221,7 +173,7 @@ class DistributedTrainer(Trainer):
         self.plies_played = 0
         self._pending: list | None = None
         self._ready: list[dict] | None = None
-        self._started_ray = connect(self.workers, address, echo)
+        self._started_ray = connect(self.workers, address, echo, what="self-play actors")
         self.actors = []
         try:
             remote = ray.remote(num_cpus=1, max_restarts=0)(SelfPlayWorker)

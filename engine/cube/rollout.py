@@ -41,7 +41,7 @@ truncated trial is).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -73,7 +73,6 @@ __all__ = [
     "combine_cubeful",
     "cubeful_estimate",
     "cubeful_rollout_trials",
-    "iter_cubeful_rollout",
     "position_after_play",
     "to_mover_view",
 ]
@@ -386,34 +385,6 @@ def cubeful_estimate(
         scale = 2.0 / (spread[0, 0] - spread[1, 0])
         out.append(CubefulEstimate(emg, float(se * scale), mean, se, n))
     return out
-
-
-def iter_cubeful_rollout(
-    search: Search,
-    roots: Sequence[Position] | Position,
-    trials: int,
-    settings: RolloutSettings = DEFAULT_SETTINGS,
-    *,
-    cube_plies: int | None = None,
-    first_trial: int = 0,
-    batch_trials: int = 1296,
-    progress: Callable[[int], None] | None = None,
-) -> Iterator[CubefulTrialResults]:
-    """``cubeful_rollout_trials`` batch by batch (as ``iter_rollout`` does)."""
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise TdgammonError(f"the number of trials must be a whole number >= 1, got {trials!r}")
-    if batch_trials < 1:
-        raise TdgammonError("batch_trials must be >= 1")
-    end = first_trial + trials
-    for start in range(first_trial, end, batch_trials):
-        yield cubeful_rollout_trials(
-            search,
-            roots,
-            range(start, min(start + batch_trials, end)),
-            settings,
-            cube_plies=cube_plies,
-            progress=progress,
-        )
 
 
 def to_mover_view(results: CubefulTrialResults, flipped: np.ndarray) -> CubefulTrialResults:

@@ -22,6 +22,7 @@ by batch with a tqdm bar on stderr, print text or the JSON of docs/formats.md
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -29,14 +30,21 @@ import time
 import numpy as np
 
 from tdgammon.engine.analysis.reports import load_search
+from tdgammon.engine.evaluation.distributed import (
+    map_trial_chunks,
+    ray_session,
+    require_ray,
+    split_trials,
+)
 from tdgammon.engine.evaluation.rollout import (
     RolloutEstimate,
     RolloutSettings,
     candidate_plays,
     combine_trials,
     estimate,
-    iter_rollout,
     play_roots,
+    rollout_search,
+    rollout_trials,
     to_mover_view,
 )
 from tdgammon.engine.evaluation.search import MAX_PLIES, Search, probabilities_dict
@@ -112,6 +120,36 @@ def run_trials(batches, total: int, combine, progress: bool):
     return combine(parts)
 
 
+@dataclasses.dataclass(frozen=True)
+class Workers:
+    """``--workers N`` (Ray workers, N >= 1) and ``--ray-address`` (None: a local Ray)."""
+
+    count: int
+    address: str | None = None
+
+
+def trial_batches(
+    function, shared: tuple, chunks, options: dict, rows_per_trial: int, workers, progress
+):
+    """The results of ``function(*shared, chunk, **options)`` for each trial range of
+    ``chunks``, in order: one after the other in this process, or as Ray tasks on
+    ``workers`` (a ``Workers``; same results, ``tdgammon.engine.evaluation.distributed``).
+    progress: called with the games of each chunk as it finishes."""
+    if workers is None:
+        for chunk in chunks:
+            yield function(*shared, chunk, progress=progress, **options)
+        return
+    with ray_session(workers.count, workers.address):
+        yield from map_trial_chunks(
+            function,
+            shared,
+            chunks,
+            options=options,
+            rows_per_trial=rows_per_trial,
+            progress=progress,
+        )
+
+
 def _estimate_json(est: RolloutEstimate, cubeful=None) -> dict:
     out = {
         "probabilities": probabilities_dict(est.probabilities),
@@ -138,11 +176,13 @@ def rollout_report(
     top: int | None = None,
     cubeful: bool = False,
     progress: bool = False,
+    workers: Workers | None = None,
 ) -> dict:
     """The docs/formats.md ``rollout --json`` object (module docstring).
 
     cubeful: play the trials with the cube (``tdgammon.engine.cube.rollout``);
-    the cubeless numbers then come from the same games. On Ctrl-C returns the
+    the cubeless numbers then come from the same games. workers: run the
+    batches on Ray (``--workers``), with the same result. On Ctrl-C returns the
     report of the finished batches with ``"interrupted": true``, or re-raises
     KeyboardInterrupt when none had finished.
     """
@@ -159,7 +199,7 @@ def rollout_report(
     else:
         roots, flipped = play_roots(plays)
     batch = max(MIN_BATCH_TRIALS, BATCH_ROWS // len(roots))
-    total = trials * len(roots)
+    chunks = split_trials(0, trials, batch)
     interrupted = False
     try:
         if cubeful:
@@ -174,23 +214,21 @@ def rollout_report(
                     )
                     for p in plays
                 ]
-            results = run_trials(
-                lambda bar: cube_rollout.iter_cubeful_rollout(
-                    search, root_positions, trials, settings, batch_trials=batch, progress=bar
-                ),
-                total,
+            function, shared, combine = (
+                cube_rollout.cubeful_rollout_trials,
+                (search, root_positions),
                 cube_rollout.combine_cubeful,
-                progress,
             )
         else:
-            results = run_trials(
-                lambda bar: iter_rollout(
-                    search, roots, trials, settings, batch_trials=batch, progress=bar
-                ),
-                total,
-                combine_trials,
-                progress,
-            )
+            function, shared, combine = rollout_trials, (search, roots), combine_trials
+        results = run_trials(
+            lambda bar: trial_batches(
+                function, shared, chunks, {"settings": settings}, len(roots), workers, bar
+            ),
+            trials * len(roots),
+            combine,
+            progress,
+        )
     except Interrupted as stop:
         if stop.results is None:
             raise KeyboardInterrupt from None
@@ -344,8 +382,21 @@ def _set_threads(threads: int) -> None:
     torch.set_num_threads(_whole(threads, "threads", 1))
 
 
+def workers_option(args: argparse.Namespace) -> Workers | None:
+    """``--workers N`` / ``--ray-address ADDR`` as ``Workers`` (None: one process)."""
+    count = _whole(getattr(args, "workers", 0) or 0, "--workers", 0)
+    address = getattr(args, "ray_address", None)
+    if count == 0:
+        if address:
+            raise FormatError("--ray-address needs --workers N (N >= 1)")
+        return None
+    require_ray("--workers")
+    return Workers(count, address)
+
+
 def cmd_rollout(args: argparse.Namespace) -> int:
     settings, trials = _settings(args)
+    workers = workers_option(args)
     _set_threads(args.threads)
     top = _whole(args.top, "top", 1) if args.top is not None else None
     dice = parse_dice(args.dice) if args.dice is not None else None
@@ -368,9 +419,13 @@ def cmd_rollout(args: argparse.Namespace) -> int:
                 top=line_top,
                 cubeful=_flag(request.get("cubeful", args.cubeful), "cubeful"),
                 progress=args.progress,
+                workers=workers,
             )
 
-        return run_batch(sys.stdin, sys.stdout, answer)
+        if workers is None:
+            return run_batch(sys.stdin, sys.stdout, answer)
+        with ray_session(workers.count, workers.address):  # one Ray for every line
+            return run_batch(sys.stdin, sys.stdout, answer)
     parse_position(args.position)  # bad input is reported before the network loads
     report = rollout_report(
         _load(args),
@@ -381,6 +436,7 @@ def cmd_rollout(args: argparse.Namespace) -> int:
         top=top,
         cubeful=args.cubeful,
         progress=progress,
+        workers=workers,
     )
     print(json.dumps(report) if args.json else rollout_text(report))
     if report["interrupted"]:
@@ -392,24 +448,34 @@ def cmd_rollout(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------- bench
 
 
+def _timed(run) -> tuple:
+    start = time.perf_counter()
+    result = run()
+    return result, time.perf_counter() - start
+
+
 def bench_rollout(
-    search: Search, trials: int = DEFAULT_TRIALS, plies: int = 0, seed: int = 1
+    search: Search,
+    trials: int = DEFAULT_TRIALS,
+    plies: int = 0,
+    seed: int = 1,
+    workers: Workers | None = None,
 ) -> dict:
     """Time a rollout of the opening position (before rolling, the player on roll):
-    ``trials`` trials at ``plies``, variance reduction, quasi-random dice, one
-    process, one batch. Returns the figures of ``tdgammon bench rollout``."""
-    from tdgammon.engine.evaluation.rollout import rollout_search, rollout_trials
-
+    ``trials`` trials at ``plies``, variance reduction, quasi-random dice, in one
+    process as one batch, and with ``workers`` also on that many Ray workers
+    (one range of trials each; Ray's start and a warm-up task per worker not
+    timed), checking that both give the same trials. Returns the figures of
+    ``tdgammon bench rollout``."""
     settings = RolloutSettings(seed=seed, plies=plies)
-    search = rollout_search(search)
+    shipped, search = search, rollout_search(search)  # Ray workers get the picklable one
     board = starting_board()
-    rollout_trials(search, board, range(2), RolloutSettings(seed=seed, plies=plies, truncate=2))
-    start = time.perf_counter()
-    results = rollout_trials(search, board, range(trials), settings)
-    seconds = time.perf_counter() - start
+    warm_up = RolloutSettings(seed=seed, plies=plies, truncate=2)
+    rollout_trials(search, board, range(2), warm_up)
+    results, seconds = _timed(lambda: rollout_trials(search, board, range(trials), settings))
     reduced = estimate(results, search.variant)[0]
     plain = estimate(results, search.variant, adjusted=False)[0]
-    return {
+    row = {
         "evaluator": search.name,
         "position": "opening position, player on roll",
         "trials": trials,
@@ -424,6 +490,41 @@ def bench_rollout(
         "variance_reduction_factor": plain.equity_se / reduced.equity_se
         if reduced.equity_se > 0
         else None,
+        "workers": 0,
+    }
+    if workers is not None:
+        row.update(_bench_workers(shipped, board, trials, settings, workers, results))
+        row["speedup"] = seconds / row["workers_seconds"]
+    return row
+
+
+def _bench_workers(search, board, trials, settings, workers, single) -> dict:
+    """The Ray half of ``bench_rollout``: seconds on ``workers``, the speed-up over one
+    process, and whether the trials are identical to ``single``'s."""
+    count = workers.count
+    chunks = split_trials(0, trials, -(-trials // count))
+    shared = (search, board)
+    start = time.perf_counter()
+    with ray_session(count, workers.address):
+        ray_start = time.perf_counter() - start
+        warm_up = {"settings": dataclasses.replace(settings, truncate=2)}
+        list(map_trial_chunks(rollout_trials, shared, split_trials(0, count, 1), options=warm_up))
+        parts, seconds = _timed(
+            lambda: list(
+                map_trial_chunks(rollout_trials, shared, chunks, options={"settings": settings})
+            )
+        )
+    combined = combine_trials(parts)
+    identical = all(
+        np.array_equal(getattr(combined, name), getattr(single, name))
+        for name in ("trials", "probabilities", "outcomes", "plies")
+    )
+    return {
+        "workers": count,
+        "ray_start_seconds": ray_start,
+        "workers_seconds": seconds,
+        "workers_trials_per_second": trials / seconds,
+        "identical_to_one_process": identical,
     }
 
 
@@ -431,26 +532,31 @@ def bench_rollout_command(args: argparse.Namespace) -> int:
     """``tdgammon bench rollout``."""
     import torch
 
-    if getattr(args, "workers", 0) not in (0, 1, None):
-        raise FormatError("bench rollout runs in one process (--workers is not wired to it yet)")
+    workers = workers_option(args)
     _set_threads(max(1, getattr(args, "threads", 1)))
     search = _load(argparse.Namespace(model=getattr(args, "model", None)))
     trials = _whole(args.trials, "trials", 1)
     plies = _whole(getattr(args, "plies", 0), "plies", 0, MAX_PLIES)
-    row = bench_rollout(search, trials, plies, getattr(args, "seed", 1))
+    row = bench_rollout(search, trials, plies, getattr(args, "seed", 1), workers)
     row["torch_threads"] = torch.get_num_threads()
     if args.json:
         print(json.dumps(row))
         return 0
     print(
         f"Rollout of the opening position with {row['evaluator']}: {row['trials']} trials, "
-        f"{row['plies']}-ply, variance reduction, one process, "
-        f"{row['torch_threads']} torch thread(s)"
+        f"{row['plies']}-ply, variance reduction, quasi-random dice"
     )
     print(
-        f"  {row['seconds']:.1f} s, {row['trials_per_second']:.0f} trials/s "
-        f"({row['mean_game_plies']:.1f} plies per game)"
+        f"  one process ({row['torch_threads']} torch thread(s)): {row['seconds']:.1f} s, "
+        f"{row['trials_per_second']:.0f} trials/s ({row['mean_game_plies']:.1f} plies per game)"
     )
+    if workers is not None:
+        same = "identical trials" if row["identical_to_one_process"] else "DIFFERENT trials"
+        print(
+            f"  {row['workers']} Ray workers: {row['workers_seconds']:.1f} s, "
+            f"{row['workers_trials_per_second']:.0f} trials/s, x{row['speedup']:.2f} "
+            f"({same}; Ray started in {row['ray_start_seconds']:.1f} s, not counted)"
+        )
     print(
         f"  equity {row['equity']:+.3f} +- {row['equity_ci95']:.3f}; standard error "
         f"{row['equity_se']:.4f} vs {row['equity_se_without_variance_reduction']:.4f} "
@@ -468,6 +574,11 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
     group = bench.add_argument_group("rollout")
     group.add_argument(
         "--trials", type=int, default=DEFAULT_TRIALS, help="rollout: trials (default 1296)"
+    )
+    group.add_argument(
+        "--ray-address",
+        default=None,
+        help="rollout: with --workers, join this Ray cluster instead of a local one",
     )
 
 
@@ -516,6 +627,18 @@ def register(commands, bench_targets: dict) -> None:
         "--model", default=None, help="a model file or checkpoint (default: the shipped network)"
     )
     ro.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    ro.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="run the trials on N Ray workers, same result (the distributed extra; "
+        "default 0: this process)",
+    )
+    ro.add_argument(
+        "--ray-address",
+        default=None,
+        help="with --workers: join this Ray cluster (e.g. auto, ray://host:10001)",
+    )
     ro.add_argument("--json", action="store_true", help="print one JSON object")
     ro.add_argument(
         "--progress",

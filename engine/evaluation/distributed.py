@@ -1,0 +1,156 @@
+"""Ray for the work that outgrows one process (the ``distributed`` extra).
+
+Rollouts (``tdgammon rollout --workers N``) and self-play training
+(``tdgammon train --workers N``, ``tdgammon.train.distributed``) run on Ray,
+an existing distributed engine, not a home-made process pool. Install it with
+``pip install 'tdgammon[distributed]'``; without it, ``--workers`` is a
+one-line error saying so. Ray is imported inside the functions only, so
+importing this module never needs it.
+
+- ``require_ray`` / ``connect`` / ``ray_session``: a local Ray instance with
+  one CPU per worker (plus the driver's, when it works too), or an existing
+  cluster joined with ``--ray-address``.
+- ``map_trial_chunks``: run a rollout's trial ranges as Ray tasks and yield
+  their results in range order. Trials are keyed by (seed, trial index), not
+  by the process that plays them (``tdgammon.engine.evaluation.rollout``), so
+  any split over any number of workers combines into exactly the one-process
+  result.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+from tdgammon.engine.rules.errors import TdgammonError
+
+
+class DistributedError(TdgammonError):
+    """Ray is missing or cannot run the workers asked for; the message says what to do."""
+
+
+def require_ray(command: str = "--workers"):
+    """The ``ray`` module, or DistributedError telling how to install it."""
+    try:
+        import ray
+    except ImportError:
+        raise DistributedError(
+            f"{command} needs Ray: pip install 'tdgammon[distributed]'"
+        ) from None
+    return ray
+
+
+def connect(
+    workers: int,
+    address: str | None = None,
+    echo: Callable[[str], None] = print,
+    driver_cpus: int = 1,
+    what: str = "self-play actors",
+) -> bool:
+    """Make Ray ready for ``workers`` one-CPU workers; True if this call started a
+    local instance (the caller shuts it down).
+
+    Ray already initialised in this process (a test, a notebook): used as it is.
+    ``address``: join that cluster (``ray.init(address=...)``, e.g. ``auto`` or
+    ``ray://host:10001``). Otherwise a local instance with ``workers +
+    driver_cpus`` CPUs (the driver: the learner of a training run; 0 for a
+    rollout, whose driver only waits), without the dashboard.
+    """
+    if workers < 1:
+        raise DistributedError(f"--workers must be >= 1 to use Ray, got {workers}")
+    ray = require_ray()
+    if ray.is_initialized():
+        started = False
+    elif address:
+        ray.init(address=address, logging_level=logging.WARNING)
+        started = True
+    else:
+        cores = os.cpu_count() or 1
+        if workers + driver_cpus > cores:
+            echo(f"note: {workers} Ray workers share {cores} cores")
+        ray.init(
+            num_cpus=workers + driver_cpus, include_dashboard=False, logging_level=logging.WARNING
+        )
+        started = True
+    cpus = ray.cluster_resources().get("CPU", 0)
+    if not address and cpus < workers:
+        if started:
+            ray.shutdown()
+        raise DistributedError(
+            f"the Ray instance has {cpus:g} CPUs; {workers} {what} need one each"
+        )
+    return started
+
+
+@contextmanager
+def ray_session(workers: int, address: str | None = None, what: str = "rollout workers"):
+    """``connect`` for a rollout's ``workers`` (no CPU for the driver), shut down on
+    exit when this session started Ray."""
+    started = connect(workers, address, echo=lambda text: None, driver_cpus=0, what=what)
+    try:
+        yield require_ray()
+    finally:
+        if started:
+            require_ray().shutdown()
+
+
+def _run_chunk(function, shared: tuple, trials: range, options: dict):
+    """One Ray task: ``function(*shared, trials, **options)`` on one torch thread."""
+    import torch
+
+    torch.set_num_threads(1)
+    return function(*shared, trials, **options)
+
+
+def map_trial_chunks(
+    function: Callable,
+    shared: tuple,
+    chunks: Sequence[range],
+    *,
+    options: dict | None = None,
+    rows_per_trial: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator:
+    """Run ``function(*shared, chunk, **options)`` for every trial range of ``chunks``
+    as Ray tasks (one CPU each; Ray must be connected: ``ray_session``) and yield
+    the results in the order of ``chunks``.
+
+    function: a module-level trial function (``rollout_trials``,
+    ``cubeful_rollout_trials``); shared: its leading arguments (the search,
+    roots, settings), put in Ray's object store once. progress: called with
+    ``len(chunk) * rows_per_trial`` games as each task finishes (in any order).
+    Tasks not yet finished are cancelled when the caller stops early (Ctrl-C).
+    """
+    ray = require_ray()
+    task = ray.remote(num_cpus=1)(_run_chunk)
+    shared_ref = ray.put(shared)
+    refs = [task.remote(function, shared_ref, chunk, options or {}) for chunk in chunks]
+    index_of = {ref: i for i, ref in enumerate(refs)}
+    pending, finished, next_index = list(refs), {}, 0
+    try:
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for ref in ready:
+                i = index_of[ref]
+                finished[i] = ref
+                if progress:
+                    progress(len(chunks[i]) * rows_per_trial)
+            while next_index in finished:
+                yield ray.get(finished.pop(next_index))
+                next_index += 1
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
+
+
+def split_trials(first: int, trials: int, chunk_trials: int) -> list[range]:
+    """Trials ``first .. first + trials - 1`` as consecutive ranges of at most
+    ``chunk_trials`` (the last may be shorter)."""
+    if chunk_trials < 1:
+        raise TdgammonError("chunk_trials must be >= 1")
+    end = first + trials
+    return [
+        range(start, min(start + chunk_trials, end)) for start in range(first, end, chunk_trials)
+    ]
