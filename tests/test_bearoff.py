@@ -13,6 +13,7 @@ import pytest
 
 from tdgammon.engine.evaluation import bearoff
 from tdgammon.engine.rules.board import board_from_points, starting_board
+from tdgammon.engine.rules.dice import ALL_ROLLS
 
 
 @pytest.fixture(scope="session")
@@ -60,6 +61,20 @@ def test_every_play_lowers_the_index(small_db):
     top = 5 - np.argmax(before[:, ::-1] > 0, axis=1)  # highest occupied point (0-based)
     after[np.arange(len(after)), top] -= 1  # bear the top checker off
     assert np.all(bearoff.position_index(after) < bearoff.position_index(before))
+
+
+def test_successor_indices_of_one_checker_on_the_six_point():
+    """2-1 plays 6/4/3 or 6/5/3: one resulting position; 6-5 and 1-1 as worked out in
+    test_one_checker_on_the_six_point (off at once; 6/5/4/3/2)."""
+    parents, children = bearoff.successor_indices(np.array([home(p6=1)]))
+    rolls = [tuple(r) for r in ALL_ROLLS]
+    after = {roll: [] for roll in rolls}
+    for parent, child in zip(parents, children, strict=True):
+        after[rolls[parent]].append(int(child))
+    assert after[(2, 1)] == [bearoff.position_index(home(p3=1))]
+    assert after[(6, 5)] == [0]
+    assert after[(1, 1)] == [bearoff.position_index(home(p2=1))]
+    assert np.all(np.diff(parents) >= 0) and sorted(set(parents)) == list(range(21))
 
 
 # --------------------------------------------------------------- hand-worked

@@ -69,10 +69,12 @@ import hashlib
 import os
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -199,6 +201,21 @@ def _home_boards(positions: np.ndarray) -> np.ndarray:
     return boards
 
 
+def successor_indices(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every legal play of every (position, roll) of one side: ``(parents, children)``.
+
+    positions: ``(N, 6)`` home counts of one player (points 1..6, his numbering).
+    Returns ``(M,) intp`` parents, ``n * 21 + r`` for row ``n`` of ``positions``
+    and roll ``ALL_ROLLS[r]``, and ``(M,) int64`` the position index after each
+    distinct play, grouped by parent in increasing order (every pair has at
+    least one play: in a pure bear-off some die can always be played).
+    """
+    n_rolls = len(ALL_ROLLS)
+    boards = np.repeat(_home_boards(positions), n_rolls, axis=0)
+    plays = generate_moves(boards, np.tile(ALL_ROLLS, (len(positions), 1)))
+    return plays.parents, position_index(plays.boards[:, HOME_BOARD])
+
+
 def _choose(parents: np.ndarray, values: np.ndarray, ranks: np.ndarray, count: int) -> np.ndarray:
     """Row of the smallest ``values`` per parent (ties: lowest rank). Returns ``(count,) intp``."""
     order = np.lexsort((ranks, values, parents))
@@ -230,17 +247,14 @@ def build_database(max_checkers: int = CHECKERS_PER_SIDE) -> BearoffDatabase:
         members = np.flatnonzero(pips == layer)
         if len(members) == 0:
             continue
-        boards = np.repeat(_home_boards(positions[members]), n_rolls, axis=0)
-        dice = np.tile(ALL_ROLLS, (len(members), 1))
-        plays = generate_moves(boards, dice)
-        child = position_index(plays.boards[:, HOME_BOARD])
-        pairs = len(boards)
+        parents, child = successor_indices(positions[members])
+        pairs = len(members) * n_rolls
         # Bear off everything: minimise expected further rolls.
-        best = child[_choose(plays.parents, mean_all[child], child, pairs)]
+        best = child[_choose(parents, mean_all[child], child, pairs)]
         # First checker off: a play that bears one off needs 0 further rolls.
-        bore_off = checkers[child] < checkers[members][plays.parents // n_rolls]
+        bore_off = checkers[child] < checkers[members][parents // n_rolls]
         first_value = np.where(bore_off, 0.0, mean_first[child])
-        pick = _choose(plays.parents, first_value, child, pairs)
+        pick = _choose(parents, first_value, child, pairs)
         best_first, first_done = child[pick], bore_off[pick]
         weights = np.tile(ROLL_WEIGHTS, len(members))
         after = (bearoff[best] * weights[:, None]).reshape(len(members), n_rolls, MAX_ROLLS)
@@ -271,29 +285,35 @@ def cache_path(max_checkers: int = CHECKERS_PER_SIDE) -> Path:
     return cache_dir() / f"bearoff_v{BEAROFF_VERSION}_{max_checkers}.npz"
 
 
-def _checksum(bearoff: np.ndarray, gammon: np.ndarray) -> str:
+def checksum(*arrays: np.ndarray) -> str:
+    """SHA-256 of the float64 bytes of ``arrays``, in order (the caches' integrity tag)."""
     digest = hashlib.sha256()
-    for array in (bearoff, gammon):
+    for array in arrays:
         digest.update(np.ascontiguousarray(array, dtype=np.float64).tobytes())
     return digest.hexdigest()
 
 
-def save_database(database: BearoffDatabase, path: Path) -> None:
-    """Write ``database`` to ``path`` atomically (compressed npz with version and checksum)."""
+def write_npz(path: Path, **fields) -> None:
+    """Write ``fields`` to ``path`` as a compressed npz, atomically (temp file, then rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     with open(tmp, "wb") as handle:
-        np.savez_compressed(
-            handle,
-            version=np.int64(BEAROFF_VERSION),
-            max_checkers=np.int64(database.max_checkers),
-            max_rolls=np.int64(MAX_ROLLS),
-            bearoff=database.bearoff,
-            gammon=database.gammon,
-            checksum=np.array(_checksum(database.bearoff, database.gammon)),
-            generation_seconds=np.float64(database.generation_seconds),
-        )
+        np.savez_compressed(handle, **fields)
     os.replace(tmp, path)
+
+
+def save_database(database: BearoffDatabase, path: Path) -> None:
+    """Write ``database`` to ``path`` atomically (compressed npz with version and checksum)."""
+    write_npz(
+        path,
+        version=np.int64(BEAROFF_VERSION),
+        max_checkers=np.int64(database.max_checkers),
+        max_rolls=np.int64(MAX_ROLLS),
+        bearoff=database.bearoff,
+        gammon=database.gammon,
+        checksum=np.array(checksum(database.bearoff, database.gammon)),
+        generation_seconds=np.float64(database.generation_seconds),
+    )
 
 
 def load_database(path: Path, max_checkers: int = CHECKERS_PER_SIDE) -> BearoffDatabase:
@@ -304,7 +324,7 @@ def load_database(path: Path, max_checkers: int = CHECKERS_PER_SIDE) -> BearoffD
             stored_max = int(data["max_checkers"])
             bearoff = np.asarray(data["bearoff"], dtype=np.float64)
             gammon = np.asarray(data["gammon"], dtype=np.float64)
-            checksum = str(data["checksum"])
+            stored_checksum = str(data["checksum"])
             seconds = float(data["generation_seconds"])
     except Exception as error:  # any unreadable file: zip, pickle, key or dtype errors
         raise ValueError(f"cannot read {path}: {error}") from error
@@ -313,7 +333,7 @@ def load_database(path: Path, max_checkers: int = CHECKERS_PER_SIDE) -> BearoffD
         raise ValueError(f"{path}: version {version}/{stored_max}, expected {BEAROFF_VERSION}")
     if bearoff.shape != shape or gammon.shape != shape:
         raise ValueError(f"{path}: shape {bearoff.shape}, expected {shape}")
-    if checksum != _checksum(bearoff, gammon):
+    if stored_checksum != checksum(bearoff, gammon):
         raise ValueError(f"{path}: checksum mismatch")
     for table in (bearoff, gammon):
         if not np.allclose(table.sum(axis=1), 1.0, atol=1e-9) or (table < 0).any():
@@ -321,22 +341,48 @@ def load_database(path: Path, max_checkers: int = CHECKERS_PER_SIDE) -> BearoffD
     return BearoffDatabase(max_checkers, all_positions(max_checkers), bearoff, gammon, seconds)
 
 
+Database = TypeVar("Database")
+
+
+def load_or_build(
+    path: Path,
+    load: Callable[[Path], Database],
+    build: Callable[[], Database],
+    save: Callable[[Database, Path], None],
+    use_cache: bool,
+    what: str,
+) -> Database:
+    """``load(path)`` when a usable cache file is there, else ``build()`` and ``save`` it.
+
+    ``load`` raises ValueError for an unusable file: a warning, then a rebuild;
+    a ``save`` that fails with OSError only costs a warning. ``what`` names the
+    database in the warnings. ``use_cache=False`` neither reads nor writes.
+    """
+    if use_cache and path.exists():
+        try:
+            return load(path)
+        except ValueError as error:
+            warnings.warn(f"{what} cache rejected, rebuilding: {error}", stacklevel=3)
+    database = build()
+    if use_cache:
+        try:
+            save(database, path)
+        except OSError as error:
+            warnings.warn(f"{what} cache not written ({error}); kept in memory", stacklevel=3)
+    return database
+
+
 @lru_cache(maxsize=4)
 def get_database(max_checkers: int = CHECKERS_PER_SIDE, use_cache: bool = True) -> BearoffDatabase:
     """The database for ``max_checkers``: from the cache file, else built (and cached)."""
-    path = cache_path(max_checkers)
-    if use_cache and path.exists():
-        try:
-            return load_database(path, max_checkers)
-        except ValueError as error:
-            warnings.warn(f"bear-off cache rejected, rebuilding: {error}", stacklevel=2)
-    database = build_database(max_checkers)
-    if use_cache:
-        try:
-            save_database(database, path)
-        except OSError as error:
-            warnings.warn(f"bear-off cache not written ({error}); kept in memory", stacklevel=2)
-    return database
+    return load_or_build(
+        cache_path(max_checkers),
+        lambda path: load_database(path, max_checkers),
+        lambda: build_database(max_checkers),
+        save_database,
+        use_cache,
+        "bear-off",
+    )
 
 
 # ----------------------------------------------------------------------------- queries

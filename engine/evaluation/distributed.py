@@ -23,12 +23,37 @@ import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 
-from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.engine.rules.errors import FormatError, TdgammonError
 
 
 class DistributedError(TdgammonError):
     """Ray is missing or cannot run the workers asked for; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Workers:
+    """``--workers N`` (Ray workers, N >= 1) and ``--ray-address`` (None: a local Ray)."""
+
+    count: int
+    address: str | None = None
+
+
+def workers_option(args) -> Workers | None:
+    """The ``--workers N`` / ``--ray-address ADDR`` options of ``args`` (an argparse
+    namespace) as ``Workers``; None for 0 workers (this process). Ray must be
+    installed when N >= 1."""
+    count = getattr(args, "workers", 0) or 0
+    address = getattr(args, "ray_address", None)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise FormatError(f"--workers must be a whole number >= 0, got {count}")
+    if count == 0:
+        if address:
+            raise FormatError("--ray-address needs --workers N (N >= 1)")
+        return None
+    require_ray("--workers")
+    return Workers(count, address)
 
 
 def require_ray(command: str = "--workers"):

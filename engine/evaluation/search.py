@@ -14,15 +14,17 @@ Perspective and shapes (docs/architecture.md, "Array conventions"):
 Levels (the names GNU Backgammon uses)
 --------------------------------------
 - **0-ply** (``Search.static``): positions that are over get their exact
-  result (docs/rules.md 4); pure bear-offs (both sides all home,
-  ``tdgammon.engine.evaluation.bearoff``) get the exact one-sided bear-off
-  database; everything else the network (any ``Evaluator``).
+  result (docs/rules.md 4); pure bear-offs (both sides all home) get the
+  bear-off databases' value: exact when each side has at most 6 checkers left
+  (``tdgammon.engine.evaluation.two_sided_bearoff``), else from the exact
+  one-sided database (``tdgammon.engine.evaluation.bearoff``); everything else
+  the network (any ``Evaluator``).
 - **n-ply** (``Search.evaluate(boards, n)``), n >= 1: the average over the 21
   rolls (``tdgammon.engine.rules.dice.ROLL_WEIGHTS``) of the mover's best play, each play
   valued at n - 1 plies: ``E_n(b) = sum_r w_r max_play invert(E_{n-1}(flip(after)))``.
   So 1-ply is "the average over the 21 rolls of the best 0-ply reply".
-  Finished games and pure bear-offs are not expanded: the 0-ply value is
-  already exact (as GNU Backgammon does with its bear-off databases).
+  Finished games and pure bear-offs are not expanded: their 0-ply value comes
+  from the databases (as GNU Backgammon does with its bear-off databases).
 - Inside the tree (n >= 2) the mover's play of each roll is chosen as GNU
   Backgammon does: plays are ranked at 0-ply and only the best
   ``inner_keep`` (default 1, GNU's choice) are searched deeper; the best of
@@ -69,8 +71,9 @@ from typing import Protocol
 
 import numpy as np
 
-from tdgammon.engine.evaluation.bearoff import evaluate_bearoff, is_bearoff_position
+from tdgammon.engine.evaluation.bearoff import is_bearoff_position
 from tdgammon.engine.evaluation.perspective import play_probabilities
+from tdgammon.engine.evaluation.two_sided_bearoff import bearoff_probabilities
 from tdgammon.engine.movegen.vectorized import MoveList, best_rows, generate_moves
 from tdgammon.engine.rules.board import (
     BOARD_DTYPE,
@@ -242,7 +245,7 @@ class Search:
         if self.use_bearoff and rest.any():
             bear = rest & is_bearoff_position(b)
             if bear.any():
-                out[bear] = evaluate_bearoff(b[bear], checkers_per_side=self.variant.checkers)
+                out[bear] = bearoff_probabilities(b[bear], self.variant.checkers)
                 rest &= ~bear
         if rest.any():
             out[rest] = np.asarray(self.evaluator.evaluate(b[rest]), dtype=np.float32)

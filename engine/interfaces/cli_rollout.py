@@ -31,10 +31,11 @@ import numpy as np
 
 from tdgammon.engine.analysis.reports import load_search
 from tdgammon.engine.evaluation.distributed import (
+    Workers,
     map_trial_chunks,
     ray_session,
-    require_ray,
     split_trials,
+    workers_option,
 )
 from tdgammon.engine.evaluation.rollout import (
     RolloutEstimate,
@@ -118,14 +119,6 @@ def run_trials(batches, total: int, combine, progress: bool):
         if bar is not None:
             bar.close()
     return combine(parts)
-
-
-@dataclasses.dataclass(frozen=True)
-class Workers:
-    """``--workers N`` (Ray workers, N >= 1) and ``--ray-address`` (None: a local Ray)."""
-
-    count: int
-    address: str | None = None
 
 
 def trial_batches(
@@ -380,18 +373,6 @@ def _set_threads(threads: int) -> None:
     import torch
 
     torch.set_num_threads(_whole(threads, "threads", 1))
-
-
-def workers_option(args: argparse.Namespace) -> Workers | None:
-    """``--workers N`` / ``--ray-address ADDR`` as ``Workers`` (None: one process)."""
-    count = _whole(getattr(args, "workers", 0) or 0, "--workers", 0)
-    address = getattr(args, "ray_address", None)
-    if count == 0:
-        if address:
-            raise FormatError("--ray-address needs --workers N (N >= 1)")
-        return None
-    require_ray("--workers")
-    return Workers(count, address)
 
 
 def cmd_rollout(args: argparse.Namespace) -> int:

@@ -1,0 +1,373 @@
+"""Refinement: fit a trained network to its own search values (``tdgammon refine``).
+
+TD(lambda) self-play plateaus below the strongest nets; the documented way
+past the plateau is a supervised fit to values from the network's own search
+or rollouts (docs/strength_notes.md 6.2 and 7, item 1). One generation:
+
+1. **Positions**: self-play games of the starting network (0-ply, with a
+   share ``exploration`` of random plays so the positions are not only the
+   greedy line), every distinct position before a roll where the network is
+   the judge (not over, not a pure bear-off, which the exact database values).
+   ``positions.npz``: ``boards (N, 30) int8``, side-to-move view.
+2. **Labels**: each position's ``plies``-ply value by the starting network
+   (``Search.evaluate``: the mean over the 21 rolls of the best play's
+   value, exact at finished games and bear-offs), in chunks of
+   ``CHUNK_POSITIONS`` written one file each (``labels/chunk-NNNNN.npy``,
+   ``(n, 5) float32``, the player on roll's view), so a stopped run resumes
+   where it was; on Ray workers with ``--workers N``.
+3. **Fit**: the starting weights trained by Adam on the mean squared error of
+   the five probabilities, a held-out share for validation; the epoch with
+   the lowest validation loss is kept (``history.jsonl``, one line per epoch).
+4. **Model**: ``model.pt``, the refined network with a card naming its
+   parent, the settings and the figures; with ``--eval-games``, its strength
+   against pubeval and against the starting network (duplicate dice) goes in
+   the card and ``report.json``.
+
+Never another engine's values: the labels come from this project's own
+network and search only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tdgammon.engine.rules.errors import FormatError, TdgammonError
+
+CHUNK_POSITIONS = 4000
+"""Positions per label file (about 10 s of 1-ply labels for expert128 on one core)."""
+
+
+@dataclass(frozen=True)
+class RefineSettings:
+    """One refinement generation (module docstring); ``tdgammon refine --help``."""
+
+    positions: int = 200_000
+    plies: int = 1
+    exploration: float = 0.1
+    seed: int = 1
+    epochs: int = 12
+    learning_rate: float = 3e-4
+    batch_size: int = 256
+    validation: float = 0.05
+    eval_games: int = 0
+
+    def __post_init__(self) -> None:
+        whole = {"positions": 1, "plies": 1, "epochs": 1, "batch_size": 1, "eval_games": 0}
+        for name, low in whole.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise FormatError(f"refine {name} must be a whole number >= {low}, got {value}")
+        if self.plies > 2:
+            raise FormatError("refine plies must be 1 or 2")
+        for name, low, high in (
+            ("exploration", 0.0, 1.0),
+            ("validation", 0.0, 0.5),
+        ):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and low <= value <= high):
+                raise FormatError(f"refine {name} must be in [{low}, {high}], got {value}")
+        if not (math.isfinite(self.learning_rate) and 0 < self.learning_rate <= 1):
+            raise FormatError(f"refine learning_rate must be in (0, 1], got {self.learning_rate}")
+        if self.eval_games % 2:
+            raise FormatError("refine eval_games must be even (duplicate pairs)")
+
+
+# ----------------------------------------------------------------------------- positions
+
+
+def sample_positions(evaluator, count: int, rng: np.random.Generator, exploration: float):
+    """``(count, 30) int8`` distinct positions before a roll (side-to-move view) from
+    self-play of ``evaluator`` with ``exploration`` random plays, where the
+    network is the judge: not over, not a pure bear-off. Shuffled by ``rng``."""
+    from tdgammon.engine.evaluation.bearoff import is_bearoff_position
+    from tdgammon.engine.rules.outcome import is_game_over
+    from tdgammon.train.selfplay import SelfPlay
+
+    selfplay = SelfPlay(512, rng, exploration)
+    found = np.zeros((0, 30), dtype=np.int8)
+    while len(found) < count:
+        while selfplay.finished_positions < count:
+            selfplay.step(evaluator)
+        boards = selfplay.take_finished(0.0)[0]
+        judged = ~is_game_over(boards) & ~is_bearoff_position(boards)
+        found = np.unique(np.concatenate([found, boards[judged]]), axis=0)
+    return found[rng.permutation(len(found))[:count]]
+
+
+# ----------------------------------------------------------------------------- labels
+
+
+def label_chunk(search, boards: np.ndarray, rows: range, plies: int) -> np.ndarray:
+    """``(len(rows), 5) float32``: the ``plies``-ply values of ``boards[rows]``
+    (player on roll's view). A module-level function, so Ray can run it."""
+    return search.evaluate(boards[rows.start : rows.stop], plies)
+
+
+def _chunk_path(folder: Path, index: int) -> Path:
+    return folder / f"chunk-{index:05d}.npy"
+
+
+def label_positions(search, boards, plies: int, folder: Path, workers=None, echo=print):
+    """Label every position of ``boards`` (``label_chunk``), chunk by chunk into
+    ``folder``, skipping chunks already there; ``(N, 5) float32``.
+
+    workers: ``tdgammon.engine.evaluation.distributed.Workers`` (Ray), or None
+    for this process.
+    """
+    from tdgammon.engine.evaluation.distributed import split_trials
+    from tdgammon.models.atomic import atomic_write_bytes
+
+    folder.mkdir(parents=True, exist_ok=True)
+    chunks = split_trials(0, len(boards), CHUNK_POSITIONS)
+    todo = [i for i in range(len(chunks)) if not _chunk_path(folder, i).exists()]
+    start, done = time.perf_counter(), 0
+
+    def save(index: int, values: np.ndarray) -> None:
+        nonlocal done
+        import io
+
+        buffer = io.BytesIO()
+        np.save(buffer, np.asarray(values, dtype=np.float32))
+        atomic_write_bytes(_chunk_path(folder, index), buffer.getvalue())
+        done += len(values)
+        rate = done / max(time.perf_counter() - start, 1e-9)
+        echo(f"labels: chunk {index + 1}/{len(chunks)}, {rate:.0f} positions/s")
+
+    if workers is None:
+        for i in todo:
+            save(i, label_chunk(search, boards, chunks[i], plies))
+    else:
+        from tdgammon.engine.evaluation.distributed import map_trial_chunks, ray_session
+
+        with ray_session(workers.count, workers.address, what="label workers"):
+            results = map_trial_chunks(
+                label_chunk, (search, boards), [chunks[i] for i in todo], options={"plies": plies}
+            )
+            for i, values in zip(todo, results, strict=True):
+                save(i, values)
+    return np.concatenate([_load_chunk(_chunk_path(folder, i)) for i in range(len(chunks))])
+
+
+def _load_chunk(path: Path) -> np.ndarray:
+    try:
+        values = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as error:
+        raise TdgammonError(f"{path}: not a label file ({error}); delete it to redo it") from None
+    if values.ndim != 2 or values.shape[1] != 5 or not np.isfinite(values).all():
+        raise TdgammonError(f"{path}: not a label file; delete it to redo it")
+    return values
+
+
+# ----------------------------------------------------------------------------- fit
+
+
+def fit(network, encoding, boards, targets, settings: RefineSettings, echo=print) -> list[dict]:
+    """Train ``network`` (in place) on ``boards (N, 30)`` -> ``targets (N, 5)``: Adam,
+    mean squared error, ``settings.validation`` held out; the weights of the
+    epoch with the lowest validation loss are kept. Returns one dict per epoch."""
+    import torch
+
+    generator = torch.Generator().manual_seed(settings.seed)
+    inputs = torch.from_numpy(
+        np.concatenate(
+            [encoding.encode(boards[i : i + 16384]) for i in range(0, len(boards), 16384)]
+        )
+    )
+    labels = torch.from_numpy(np.asarray(targets, dtype=np.float32))
+    order = torch.randperm(len(inputs), generator=generator)
+    held = max(1, int(len(inputs) * settings.validation)) if settings.validation else 0
+    valid, train_rows = order[:held], order[held:]
+    optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate)
+
+    def validation_loss() -> float:
+        if not held:
+            return float("nan")
+        with torch.inference_mode():
+            return float(((network(inputs[valid]) - labels[valid]) ** 2).mean())
+
+    history = [{"epoch": 0, "train_loss": None, "validation_loss": validation_loss()}]
+    best_loss, best_state = history[0]["validation_loss"], _copy_state(network)
+    echo(f"fit: epoch 0, validation loss {best_loss:.6f}")
+    for epoch in range(1, settings.epochs + 1):
+        network.train()
+        shuffled = train_rows[torch.randperm(len(train_rows), generator=generator)]
+        total = 0.0
+        for start in range(0, len(shuffled), settings.batch_size):
+            rows = shuffled[start : start + settings.batch_size]
+            loss = ((network(inputs[rows]) - labels[rows]) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(rows)
+        network.eval()
+        row = {
+            "epoch": epoch,
+            "train_loss": total / max(1, len(shuffled)),
+            "validation_loss": validation_loss(),
+        }
+        history.append(row)
+        echo(
+            f"fit: epoch {epoch}, train loss {row['train_loss']:.6f}, "
+            f"validation loss {row['validation_loss']:.6f}"
+        )
+        if not held or row["validation_loss"] < best_loss:
+            best_loss, best_state = row["validation_loss"], _copy_state(network)
+    network.load_state_dict(best_state)
+    network.eval()
+    return history
+
+
+def _copy_state(network) -> dict:
+    return {name: tensor.detach().clone() for name, tensor in network.state_dict().items()}
+
+
+# ----------------------------------------------------------------------------- driver
+
+
+def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=print) -> dict:
+    """One refinement generation of model file ``model`` into folder ``out`` (module
+    docstring); stages already done there are reused. Returns the report."""
+    import torch
+
+    from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
+    from tdgammon.engine.evaluation.search import Search
+    from tdgammon.models.encoding import ENCODINGS
+    from tdgammon.models.network import load_model, save_model
+
+    torch.set_num_threads(1)
+    preset, network, card = load_model(model)
+    if (card.get("variant") or "standard") != "standard":
+        raise TdgammonError(f"{model}: refinement is for standard backgammon models")
+    out.mkdir(parents=True, exist_ok=True)
+    _check_same_run(out, model, settings)
+    started = time.perf_counter()
+    evaluator = NetworkEvaluator(network, preset, Path(model).stem)
+    positions_file = out / "positions.npz"
+    if positions_file.exists():
+        boards = np.load(positions_file)["boards"]
+    else:
+        rng = np.random.default_rng(settings.seed)
+        boards = sample_positions(evaluator, settings.positions, rng, settings.exploration)
+        _save_npz(positions_file, boards=boards)
+    echo(f"positions: {len(boards)}")
+    targets = label_positions(
+        Search(evaluator), boards, settings.plies, out / "labels", workers, echo
+    )
+    history = fit(network, ENCODINGS[preset.encoding], boards, targets, settings, echo)
+    (out / "history.jsonl").write_text("".join(json.dumps(row) + "\n" for row in history))
+    report = {
+        "parent": str(model),
+        "preset": preset.name,
+        "settings": asdict(settings),
+        "positions": len(boards),
+        "seconds": time.perf_counter() - started,
+        "best_validation_loss": min((r["validation_loss"] for r in history), default=None),
+    }
+    new_card = {**card, "refined_from": str(model), "refine": report}
+    save_model(out / "model.pt", preset, network, new_card)
+    if settings.eval_games:
+        report["strength"] = _measure(out / "model.pt", model, settings, echo)
+        save_model(out / "model.pt", preset, network, {**new_card, "refine": report})
+    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+def _measure(new: Path, parent: str, settings: RefineSettings, echo) -> dict:
+    from tdgammon.train.evaluate import strength
+
+    figures = {}
+    for name, opponent in (("vs_pubeval", "pubeval"), ("vs_parent", parent)):
+        summary, text = strength(str(new), opponent, settings.eval_games, settings.seed, 1)
+        echo(text)
+        figures[name] = summary
+    return figures
+
+
+def _save_npz(path: Path, **arrays) -> None:
+    import io
+
+    from tdgammon.models.atomic import atomic_write_bytes
+
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    atomic_write_bytes(path, buffer.getvalue())
+
+
+def _check_same_run(out: Path, model: str, settings: RefineSettings) -> None:
+    """``out/refine.json`` records the parent and the settings that decide the data;
+    a folder made from another parent or other data settings is refused."""
+    record = {
+        "parent": str(Path(model).resolve()),
+        "positions": settings.positions,
+        "plies": settings.plies,
+        "exploration": settings.exploration,
+        "seed": settings.seed,
+    }
+    path = out / "refine.json"
+    if path.exists():
+        try:
+            saved = json.loads(path.read_text())
+        except (OSError, ValueError):
+            raise TdgammonError(f"{path}: unreadable; use another --out folder") from None
+        if saved != record:
+            raise TdgammonError(
+                f"{out} holds a refinement of other data ({saved}); use another --out folder"
+            )
+    else:
+        path.write_text(json.dumps(record) + "\n")
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def cmd_refine(args: argparse.Namespace) -> int:
+    from tdgammon.engine.evaluation.distributed import workers_option
+
+    settings = RefineSettings(
+        positions=args.positions,
+        plies=args.plies,
+        exploration=args.exploration,
+        seed=args.seed,
+        epochs=args.epochs,
+        learning_rate=args.learning_rate,
+        batch_size=args.batch_size,
+        eval_games=args.eval_games,
+    )
+    if not Path(args.model).is_file():
+        raise FormatError(f"--model {args.model}: no such file")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise FormatError(f"--out {out} is a file, not a folder")
+    report = refine(args.model, out, settings, workers_option(args), lambda t: print(t, flush=True))
+    print(json.dumps(report))
+    return 0
+
+
+def register(commands, bench_targets: dict) -> None:
+    """Add ``tdgammon refine``."""
+    defaults = RefineSettings()
+    ref = commands.add_parser(
+        "refine", help="fit a trained network to its own 1-ply values (one generation)"
+    )
+    ref.add_argument("--model", required=True, help="the model file or checkpoint to refine")
+    ref.add_argument("--out", required=True, help="folder for the data and the refined model")
+    ref.add_argument("--positions", type=int, default=defaults.positions)
+    ref.add_argument("--plies", type=int, default=defaults.plies, help="label depth (1 or 2)")
+    ref.add_argument("--exploration", type=float, default=defaults.exploration)
+    ref.add_argument("--seed", type=int, default=defaults.seed)
+    ref.add_argument("--epochs", type=int, default=defaults.epochs)
+    ref.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
+    ref.add_argument("--batch-size", type=int, default=defaults.batch_size)
+    ref.add_argument(
+        "--eval-games", type=int, default=0, help="games vs pubeval and vs the parent (even)"
+    )
+    ref.add_argument("--workers", type=int, default=0, help="label on N Ray workers")
+    ref.add_argument("--ray-address", default=None, help="with --workers: join this Ray cluster")
+    ref.set_defaults(run=cmd_refine)
