@@ -75,6 +75,7 @@ COMMAND_MODULES = [
     "tdgammon.engine.interfaces.cli_analysis",
     "tdgammon.engine.interfaces.cli_rollout",
     "tdgammon.train.refine",
+    "tdgammon.engine.interfaces.bench_race",
 ]
 
 

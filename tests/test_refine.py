@@ -1,0 +1,102 @@
+"""tdgammon refine: one generation of fitting a network to its own 1-ply values
+(tdgammon.train.refine), on the 8-hidden-unit test preset."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from cli_runner import run
+
+from tdgammon.engine.evaluation.bearoff import is_bearoff_position
+from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
+from tdgammon.engine.evaluation.search import Search
+from tdgammon.engine.rules.outcome import is_game_over
+from tdgammon.models.network import build_network, get_preset, load_model, save_model
+from tdgammon.train.refine import RefineSettings, label_positions, sample_positions
+
+TINY = get_preset("tiny")
+
+
+@pytest.fixture
+def tiny_model(tmp_path):
+    path = tmp_path / "tiny.pt"
+    save_model(path, TINY, build_network(TINY, seed=3), {"variant": "standard"})
+    return path
+
+
+def _evaluator(path):
+    preset, network, _ = load_model(path)
+    return NetworkEvaluator(network, preset, "tiny")
+
+
+def test_positions_are_distinct_and_judged_by_the_network(tiny_model):
+    boards = sample_positions(_evaluator(tiny_model), 300, np.random.default_rng(1), 0.1)
+    assert boards.shape == (300, 30) and boards.dtype == np.int8
+    assert len(np.unique(boards, axis=0)) == 300
+    assert not is_game_over(boards).any() and not is_bearoff_position(boards).any()
+
+
+def test_labels_are_the_1_ply_values_and_resume_by_chunk(tiny_model, tmp_path, monkeypatch):
+    import tdgammon.train.refine as refine_module
+
+    monkeypatch.setattr(refine_module, "CHUNK_POSITIONS", 20)
+    search = Search(_evaluator(tiny_model))
+    boards = sample_positions(search.evaluator, 50, np.random.default_rng(2), 0.0)
+    folder = tmp_path / "labels"
+    labels = label_positions(search, boards, 1, folder, echo=lambda text: None)
+    np.testing.assert_allclose(labels, search.evaluate(boards, 1), atol=1e-6)
+    assert sorted(p.name for p in folder.iterdir()) == [f"chunk-0000{i}.npy" for i in range(3)]
+    (folder / "chunk-00001.npy").unlink()
+    calls = []
+    real = refine_module.label_chunk
+
+    def counted(*args, **kwargs):
+        calls.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(refine_module, "label_chunk", counted)
+    again = label_positions(search, boards, 1, folder, echo=lambda text: None)
+    assert calls == [range(20, 40)]
+    np.testing.assert_array_equal(again, labels)
+
+
+def test_refine_command_end_to_end(tiny_model, tmp_path, capsys):
+    out = tmp_path / "gen1"
+    argv = ["refine", "--model", str(tiny_model), "--out", str(out), "--positions", "120"]
+    code, stdout, err = run(capsys, *argv, "--epochs", "3", "--eval-games", "4")
+    assert code == 0, err
+    report = json.loads(stdout.splitlines()[-1])
+    assert report["positions"] == 120 and report["preset"] == "tiny"
+    assert set(report["strength"]) == {"vs_pubeval", "vs_parent"}
+    history = [json.loads(line) for line in (out / "history.jsonl").read_text().splitlines()]
+    assert [row["epoch"] for row in history] == [0, 1, 2, 3]
+    assert report["best_validation_loss"] == min(row["validation_loss"] for row in history)
+    preset, network, card = load_model(out / "model.pt")
+    assert preset.name == "tiny" and card["refined_from"] == str(tiny_model)
+    # the same folder with other data settings is refused, not mixed
+    code, _, err = run(capsys, *argv[:-1], "121")
+    assert code == 2 and "other data" in err
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"positions": 0}, "positions"),
+        ({"plies": 3}, "plies"),
+        ({"learning_rate": float("nan")}, "learning_rate"),
+        ({"exploration": 1.5}, "exploration"),
+        ({"eval_games": 3}, "even"),
+    ],
+)
+def test_bad_settings_name_the_field(change, message):
+    from tdgammon.engine.rules.errors import FormatError
+
+    with pytest.raises(FormatError, match=message):
+        RefineSettings(**change)
+
+
+def test_missing_model_is_one_line(tmp_path, capsys):
+    code, _, err = run(capsys, "refine", "--model", str(tmp_path / "nope.pt"), "--out", "x")
+    assert code == 2 and "no such file" in err and err.count("\n") == 1
