@@ -7,6 +7,7 @@ never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -84,6 +85,49 @@ def test_moves_batch_mode_answers_every_line_in_order(capsys, monkeypatch):
     assert answers[6]["dice"] == [5, 2]
 
 
+def test_moves_batch_mode_takes_dice_as_json_integers_only(capsys, monkeypatch):
+    """docs/formats.md batch mode: 5.9 is not 5 and true is not 1."""
+    raw = ["[5.9, 2]", "[true, true]", '["5", "2"]', "[5]", "[1e400, 2]", "[NaN, 2]", "[5, 2]"]
+    lines = "\n".join(f'{{"position": "{START_ID}", "dice": {dice}}}' for dice in raw)
+    status, out, err = run(capsys, "moves", "-", stdin=lines, monkeypatch=monkeypatch)
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert status == 0 and err == "" and len(answers) == len(raw)
+    assert all(set(a) == {"error"} for a in answers[:-1])
+    assert "two whole numbers" in answers[0]["error"] and "NaN" in answers[5]["error"]
+    assert answers[-1]["dice"] == [5, 2]
+
+
+def test_moves_batch_mode_uses_dice_option_for_lines_without_dice(capsys, monkeypatch):
+    """A line's own dice, else --dice, else the position's dice (docs/formats.md)."""
+    lines = "\n".join(
+        json.dumps(line)
+        for line in [
+            {"position": START_ID},
+            {"position": START_XGID},
+            {"position": START_ID, "dice": [6, 6]},
+        ]
+    )
+    status, out, _ = run(capsys, "moves", "-", "--dice", "31", stdin=lines, monkeypatch=monkeypatch)
+    assert status == 0
+    assert [json.loads(line)["dice"] for line in out.splitlines()] == [[3, 1], [3, 1], [6, 6]]
+
+
+def test_moves_batch_mode_under_a_strict_utf8_locale_reports_a_bad_line():
+    """Bytes that are not UTF-8 spoil their own line only, whatever the locale."""
+    good = json.dumps({"position": START_ID, "dice": [5, 2]}).encode()
+    proc = subprocess.run(
+        [sys.executable, "-m", "tdgammon.engine.interfaces.cli", "moves", "-"],
+        input=good + b"\n\xff\xfe{}\n" + good + b"\n",
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+        check=False,
+    )
+    first, bad, last = (json.loads(line) for line in proc.stdout.splitlines())
+    assert proc.returncode == 0 and proc.stderr == b""
+    assert first == last and first["dice"] == [5, 2]
+    assert bad == {"error": "the line is not UTF-8 text (byte 0xff at column 1)"}
+
+
 @pytest.mark.parametrize(
     "argv, fragment",
     [
@@ -93,9 +137,16 @@ def test_moves_batch_mode_answers_every_line_in_order(capsys, monkeypatch):
         (["moves", START_ID, "--dice", "72"], "out of range"),
         (["moves", START_ID, "--dice", "5"], "two numbers"),
         (["moves", START_ID, "--dice", "ab"], "two numbers"),
+        (["moves", START_ID, "--dice", "²2"], "two numbers"),  # str.isdigit says yes
+        (["moves", START_ID, "--dice", "①2"], "two numbers"),
+        (["moves", START_ID, "--dice", "٥2"], "two numbers"),  # int() reads it as 5
         (["moves", START_ID], "no dice"),
         (["moves", "//////////////", "--dice", "52"], ""),
         (["bench", "movegen", "--batch-sizes", "x"], "batch-sizes"),
+        (["bench", "movegen", "--sample", "0"], "--sample must be at least 1, got 0"),
+        (["bench", "movegen", "--threads", "0"], "--threads must be at least 1, got 0"),
+        (["bench", "selfplay", "--threads", "-2"], "--threads must be at least 1, got -2"),
+        (["bench", "movegen", "--sample", "10", "--batch-sizes", "1,64"], "larger than the sample"),
         (["bench", "nothing"], "invalid choice"),
         (["frobnicate"], "invalid choice"),
         ([], "required"),

@@ -134,6 +134,17 @@ def test_batch_mode_one_answer_per_line(capsys, pipcount, monkeypatch):
         assert code == 0 and "error" not in first and "error" in second
 
 
+def test_hint_batch_mode_uses_dice_option_for_lines_without_dice(capsys, pipcount, monkeypatch):
+    """A line's own dice, else --dice, else the position's dice (docs/formats.md)."""
+    lines = [{"position": START}, {"position": START_XGID}, {"position": START, "dice": [6, 6]}]
+    stdin = "\n".join(json.dumps(line) for line in lines)
+    code, out, _ = run(
+        capsys, "hint", "-", "--dice", "31", "--plies", "0", stdin=stdin, monkeypatch=monkeypatch
+    )
+    assert code == 0
+    assert [json.loads(line)["dice"] for line in out.splitlines()] == [[3, 1], [3, 1], [6, 6]]
+
+
 def test_real_network_through_model_option(capsys, tiny_model):
     code, out, err = run(
         capsys, "hint", START, "--dice", "64", "--plies", "1", "--json", "--model", tiny_model

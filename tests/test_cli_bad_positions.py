@@ -1,7 +1,11 @@
-"""The command line on impossible positions and on GNU Backgammon's own Match IDs.
+"""The command line on impossible and finished positions, and on GNU Backgammon's
+own Match IDs.
 
 An impossible position (both players have borne off every checker) gets exit
-status 2 and one line on stderr, never a traceback and never an evaluation.
+status 2 and one line on stderr, never a traceback and never an evaluation. A
+finished game (one player has borne off every checker) is shown and evaluated,
+but has no play and no cube decision: ``moves``, ``hint`` and ``cube`` say the
+game is over.
 GNU Backgammon's Match IDs, bit 66 included (docs/formats.md), are read.
 """
 
@@ -31,6 +35,16 @@ EMPTY_POSITIONS = [
     + ":1:3:1:0:0:1:1:1:0:1:-1:0:25:15:15:0:0:0:0:0:0",
 ]
 START_ID = "4HPwATDgc/ABMA"
+OPPONENT_DONE = "AAAAwP8fAAAAAA"
+"""Position ID: the player on roll has 15 checkers on his 6-point, the opponent none."""
+MOVER_DONE = "4P8PAAAAAAAAAA"
+"""Position ID: the player on roll has borne off every checker."""
+FINISHED_POSITIONS = [
+    (OPPONENT_DONE, "the opponent has borne off every checker"),
+    (f"{OPPONENT_DONE}:cAkAAAAAAAAA", "the opponent has borne off every checker"),
+    ("XGID=------O-------------------:0:0:1:52:0:0:0:0:10", "the opponent has borne off"),
+    (MOVER_DONE, "the player on roll has borne off every checker"),
+]
 MATCH_7_NEW = "cAngAAAAAAAE"
 """A new 7-point match as GNU Backgammon writes it (bit 66 set)."""
 
@@ -60,6 +74,35 @@ def test_empty_position_in_batch_mode_is_an_error_answer(capsys, pipcount, monke
     status, out, _ = run(capsys, "eval", "-", "--plies", "0")
     first, second = (json.loads(line) for line in out.splitlines())
     assert status == 0 and BOTH_OFF in first["error"] and "error" not in second
+
+
+@pytest.mark.parametrize(("text", "who"), FINISHED_POSITIONS)
+@pytest.mark.parametrize(
+    "command", [["hint", "--dice", "52"], ["moves", "--dice", "52"], ["cube"], ["hint"]]
+)
+def test_finished_game_has_nothing_to_decide(capsys, pipcount, command, text, who):
+    status, out, err = run(capsys, command[0], text, *command[1:])
+    assert status == 2 and out == ""
+    assert err.startswith(f"tdgammon: error: the game is over: {who}")
+    assert err.count("\n") == 1 and "nothing to decide" in err
+
+
+@pytest.mark.parametrize("command", ["show", "eval"])
+def test_finished_game_is_still_shown_and_evaluated(capsys, pipcount, command):
+    status, out, err = run(capsys, command, OPPONENT_DONE, "--json")
+    assert status == 0 and err == ""
+    if command == "eval":
+        assert json.loads(out)["probabilities"]["win"] == 0
+
+
+@pytest.mark.parametrize("command", ["moves", "hint", "cube"])
+def test_finished_game_in_batch_mode_is_an_error_answer(capsys, pipcount, monkeypatch, command):
+    stdin = "\n".join(
+        json.dumps({"position": p, "dice": [5, 2]}) for p in (OPPONENT_DONE, START_ID)
+    )
+    status, out, _ = run(capsys, command, "-", stdin=stdin, monkeypatch=monkeypatch)
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert status == 0 and first["error"].startswith("the game is over") and "error" not in second
 
 
 def test_console_script_eval_of_the_empty_position():

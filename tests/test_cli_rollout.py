@@ -157,6 +157,7 @@ def test_cubeful_rollout(capsys, pipcount):
         (["rollout", START, "--dice", "31", "--top", "0"], "top"),
         (["rollout", START, "--dice", "31", "--opening"], "opening"),
         (["rollout", START, "--cubeful", "--opening"], "opening"),
+        (["rollout", "AAAAwP8fAAAAAA"], "the game is over"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, pipcount, argv, message):

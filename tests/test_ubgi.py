@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 import time
@@ -180,6 +181,57 @@ def test_a_bad_line_is_sorry_with_the_reason_on_stderr():
     assert len(reasons) == 3 and all(r.startswith("ubgi: sorry: ") for r in reasons)
     assert "XGID" in reasons[0] and "'nonsense'" in reasons[1]
     assert "over" in reasons[2]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"dice": (5, 2)}, {"dice": (6, 6)}, {"double_offered": True}, {}],
+    ids=["roll", "double", "pending double", "before rolling"],
+)
+@pytest.mark.parametrize("done", ["mover", "opponent"])
+def test_a_finished_game_is_sorry_whatever_the_decision(fields, done):
+    """docs/formats.md: no play and no cube action once a side has borne off every checker."""
+    board = board_from_points({6: 15}, {}) if done == "opponent" else board_from_points({}, {6: 15})
+    err = io.StringIO()
+    assert session([xgid(board, **fields), "isready"], err=err) == ["sorry", "readyok"]
+    assert err.getvalue().startswith("ubgi: sorry: the game is over: ")
+
+
+def test_lines_that_are_not_utf8_are_sorry_and_the_session_goes_on():
+    err = io.StringIO()
+    engine = UbgiEngine(CubeAgent(PipCountEvaluator(), plies=0), err=err)
+    out = io.StringIO()
+    lines = [b"\xff\xfe\n", b"isready\n", b"XGID=\xc3\n", xgid(dice=(5, 2)).encode() + b"\n"]
+    assert engine.run(iter(lines), out) == 0
+    sorry, ready, sorry_again, play = out.getvalue().split("\n")[:-1]
+    assert (sorry, ready, sorry_again) == ("sorry", "readyok", "sorry")
+    check_plain_move(starting_board(), (5, 2), play)
+    assert err.getvalue().splitlines() == [
+        "ubgi: sorry: the line is not UTF-8 text (byte 0xff at column 1)",
+        "ubgi: sorry: the line is not UTF-8 text (byte 0xc3 at column 6)",
+    ]
+
+
+def test_console_script_reads_bytes_under_a_strict_utf8_locale(tiny_model):
+    """Standard input is read as bytes, so one bad line cannot stop the engine."""
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tdgammon.engine.interfaces.cli",
+            "ubgi",
+            "--model",
+            str(tiny_model),
+        ],
+        input=b"\xe9t\xe9\nisready\n\xed\xa0\x80\nisready\n",
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
+        check=False,
+        timeout=60,
+    )
+    assert proc.returncode == 0
+    assert proc.stdout.decode().splitlines() == ["sorry", "readyok", "sorry", "readyok"]
+    assert proc.stderr.decode().count("is not UTF-8 text") == 2
 
 
 class Broken:

@@ -2,7 +2,7 @@
 
 TD(lambda) self-play plateaus below the strongest nets; the documented way
 past the plateau is a supervised fit to values from the network's own search
-or rollouts (docs/strength_notes.md 6.2 and 7, item 1). One generation:
+or rollouts (docs/strength_notes.md 6, "6.2", and 7, item 1). One generation:
 
 1. **Positions**: self-play games of the starting network (0-ply, with a
    share ``exploration`` of random plays so the positions are not only the

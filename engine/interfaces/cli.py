@@ -93,6 +93,19 @@ class UsageError(Exception):
 # ---------------------------------------------------------------- bench
 
 
+POSITIVE_BENCH_OPTIONS = ("sample", "threads")
+"""``tdgammon bench`` options that must be at least 1, whichever target reads them."""
+
+
+def run_bench(targets: dict, args: argparse.Namespace) -> int:
+    """``tdgammon bench TARGET``, after checking the options shared by the targets."""
+    for name in POSITIVE_BENCH_OPTIONS:
+        value = getattr(args, name)
+        if value < 1:
+            raise FormatError(f"--{name} must be at least 1, got {value}")
+    return targets[args.target](args)
+
+
 def bench_movegen_command(args: argparse.Namespace) -> int:
     """``tdgammon bench movegen``."""
     from tdgammon.engine.interfaces.bench import bench_movegen, format_movegen
@@ -105,6 +118,10 @@ def bench_movegen_command(args: argparse.Namespace) -> int:
         ) from None
     if any(b < 1 for b in batch_sizes):
         raise FormatError("batch sizes must be at least 1")
+    if max(batch_sizes) > args.sample:
+        raise FormatError(
+            f"batch size {max(batch_sizes)} is larger than the sample (--sample {args.sample})"
+        )
     results = bench_movegen(batch_sizes, sample_size=args.sample, min_seconds=args.seconds)
     if args.json:
         print(
@@ -163,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     for module in modules:
         if hasattr(module, "add_bench_arguments"):
             module.add_bench_arguments(bench)
-    bench.set_defaults(run=lambda args: bench_targets[args.target](args))
+    bench.set_defaults(run=lambda args: run_bench(bench_targets, args))
     return parser
 
 

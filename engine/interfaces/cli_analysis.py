@@ -4,8 +4,9 @@ Thin wrappers (docs/architecture.md): parse the position, call ``tdgammon.engine
 (cubeless, n-ply) and ``tdgammon.engine.cube.theory`` (cubeful), print text or the docs/formats.md
 JSON. Each analysis command takes ``-`` for batch mode: JSON lines on stdin
 (``{"position": ..., "dice": [5, 2], "plies": 1}``; ``dice`` for ``hint``
-only, ``plies`` optional, default the command line's), one JSON answer per
-line, ``{"error": ...}`` for a bad line.
+only, default ``--dice``; ``plies`` optional, default the command line's), one
+JSON answer per line, ``{"error": ...}`` for a bad line
+(``cli_positions.run_batch``). ``hint`` and ``cube`` refuse a finished game.
 
 Conventions of the answers:
 
@@ -36,8 +37,16 @@ import numpy as np
 from tdgammon.engine.analysis.reports import cube_report, eval_report, hint_report, load_search
 from tdgammon.engine.evaluation.search import MAX_PLIES, Search
 from tdgammon.engine.formats.parse import parse_position
-from tdgammon.engine.interfaces.cli_positions import POSITION_HELP, _field, dice_for, run_batch
-from tdgammon.engine.rules.dice import check_dice, parse_dice
+from tdgammon.engine.interfaces.cli_positions import (
+    POSITION_HELP,
+    _field,
+    check_game_on,
+    dice_for,
+    input_lines,
+    request_dice,
+    run_batch,
+)
+from tdgammon.engine.rules.dice import parse_dice
 from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.position import Position
 
@@ -130,6 +139,12 @@ def _request_position(request: dict) -> Position:
     return parse_position(_field(request, "position", str))
 
 
+def eval_request(search: Search, request: dict, plies: int) -> dict:
+    """The answer to one batch line of ``eval -`` (also ``POST /api/eval`` of ``tdgammon
+    serve``); ``plies``: the depth when the line names none."""
+    return eval_report(search, _request_position(request), _plies(request.get("plies"), plies))
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     plies = _plies(args.plies, DEFAULT_PLIES)
     if args.position == "-":
@@ -138,22 +153,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
         position = parse_position(args.position)
     search = load_search(args.model)
     if position is None:
-        return run_batch(
-            sys.stdin,
-            sys.stdout,
-            lambda r: eval_report(search, _request_position(r), _plies(r.get("plies"), plies)),
-        )
+        return run_batch(sys.stdin, sys.stdout, lambda r: eval_request(search, r, plies))
     report = eval_report(search, position, plies)
     print(json.dumps(report) if args.json else _eval_text(report))
     return 0
 
 
-def _hint_request(search: Search, request: dict, plies: int) -> dict:
+def hint_request(
+    search: Search, request: dict, plies: int, default_dice: tuple[int, int] | None
+) -> dict:
+    """The answer to one batch line of ``hint -`` (also ``POST /api/hint``)."""
     position = _request_position(request)
-    dice = check_dice(request["dice"]) if "dice" in request else None
-    return hint_report(
-        search, position, dice_for(position, dice), _plies(request.get("plies"), plies)
-    )
+    dice = dice_for(position, request_dice(request, default_dice))
+    return hint_report(search, position, dice, _plies(request.get("plies"), plies))
 
 
 def cmd_hint(args: argparse.Namespace) -> int:
@@ -161,7 +173,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     dice = parse_dice(args.dice) if args.dice is not None else None
     if args.position == "-":
         search = load_search(args.model)
-        return run_batch(sys.stdin, sys.stdout, lambda r: _hint_request(search, r, plies))
+        return run_batch(sys.stdin, sys.stdout, lambda r: hint_request(search, r, plies, dice))
     position = parse_position(args.position)
     dice = dice_for(position, dice)
     report = hint_report(load_search(args.model), position, dice, plies)
@@ -169,16 +181,18 @@ def cmd_hint(args: argparse.Namespace) -> int:
     return 0
 
 
+def cube_request(search: Search, request: dict, plies: int) -> dict:
+    """The answer to one batch line of ``cube -`` (also ``POST /api/cube``)."""
+    position = check_game_on(_request_position(request))
+    return cube_report(search, position, _plies(request.get("plies"), plies))
+
+
 def cmd_cube(args: argparse.Namespace) -> int:
     plies = _plies(args.plies, DEFAULT_PLIES)
     if args.position == "-":
         search = load_search(args.model)
-        return run_batch(
-            sys.stdin,
-            sys.stdout,
-            lambda r: cube_report(search, _request_position(r), _plies(r.get("plies"), plies)),
-        )
-    position = parse_position(args.position)
+        return run_batch(sys.stdin, sys.stdout, lambda r: cube_request(search, r, plies))
+    position = check_game_on(parse_position(args.position))
     report = cube_report(load_search(args.model), position, plies)
     print(json.dumps(report) if args.json else _cube_text(report))
     return 0
@@ -190,7 +204,7 @@ def cmd_ubgi(args: argparse.Namespace) -> int:
 
     plies = _plies(args.plies, UBGI_DEFAULT_PLIES)
     engine = UbgiEngine(CubeAgent(load_search(args.model), plies))
-    return engine.run(iter(sys.stdin.readline, ""), sys.stdout)
+    return engine.run(input_lines(sys.stdin), sys.stdout)
 
 
 # ---------------------------------------------------------------- bench
@@ -264,7 +278,10 @@ def register(commands, bench_targets: dict) -> None:
 
     hint = commands.add_parser("hint", help="rank the legal plays of a roll")
     hint.add_argument("position", metavar="POSITION", help=batch)
-    hint.add_argument("--dice", help="the roll, e.g. 52 (default: the dice in the position)")
+    hint.add_argument(
+        "--dice",
+        help="the roll, e.g. 52 (default: the position's dice); with -: of lines without dice",
+    )
     _common(hint, DEFAULT_PLIES)
     hint.add_argument("--json", action="store_true", help="print one JSON object")
     hint.set_defaults(run=cmd_hint)

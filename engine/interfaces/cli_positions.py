@@ -1,9 +1,11 @@
-"""``tdgammon show`` and ``tdgammon moves``: positions and legal plays."""
+"""``tdgammon show`` and ``tdgammon moves``: positions and legal plays; and batch mode
+(``run_batch``), the JSON-lines loop of every command that takes ``-``."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Callable, Iterable
 
@@ -16,6 +18,7 @@ from tdgammon.engine.formats.position_id import encode_position_id
 from tdgammon.engine.movegen.vectorized import generate_moves
 from tdgammon.engine.rules.dice import check_dice, parse_dice
 from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.engine.rules.outcome import MOVER_WINS, winner
 from tdgammon.engine.rules.position import Position
 
 POSITION_HELP = "an XGID, a GNU Backgammon PositionID:MatchID or Position ID, or a FIBS board"
@@ -49,8 +52,23 @@ def legal_moves_report(position: Position, dice: tuple[int, int]) -> dict:
     }
 
 
+def check_game_on(position: Position) -> Position:
+    """``position``, after checking that the game is not over (docs/rules.md 4: it ends
+    when one player has borne off every checker, so there is no play or cube
+    decision left); FormatError saying so otherwise."""
+    won = int(winner(position.board))
+    if won:
+        who = "the player on roll" if won == MOVER_WINS else "the opponent"
+        raise FormatError(
+            f"the game is over: {who} has borne off every checker; there is nothing to decide"
+        )
+    return position
+
+
 def dice_for(position: Position, dice: tuple[int, int] | None) -> tuple[int, int]:
-    """The roll to analyse: ``dice`` when given (already checked), else the position's own."""
+    """The roll to play in ``position`` (the game must not be over, ``check_game_on``):
+    ``dice`` when given (already checked), else the position's own."""
+    check_game_on(position)
     if dice is not None:
         return dice
     if position.dice is not None:
@@ -70,19 +88,23 @@ def _moves_text(report: dict) -> str:
 
 
 def cmd_moves(args: argparse.Namespace) -> int:
-    if args.position == "-":
-        return run_batch(sys.stdin, sys.stdout, _moves_from_request)
-    position = parse_position(args.position)
     dice = parse_dice(args.dice) if args.dice is not None else None
+    if args.position == "-":
+        return run_batch(sys.stdin, sys.stdout, lambda r: moves_request(r, dice))
+    position = parse_position(args.position)
     report = legal_moves_report(position, dice_for(position, dice))
     print(json.dumps(report) if args.json else _moves_text(report))
     return 0
 
 
-def _moves_from_request(request: dict) -> dict:
+def moves_request(request: dict, default_dice: tuple[int, int] | None) -> dict:
+    """The answer to one batch line of ``moves -`` (also ``POST /api/moves`` of ``tdgammon
+    serve``)."""
     position = parse_position(_field(request, "position", str))
-    dice = check_dice(request["dice"]) if "dice" in request else None
-    return legal_moves_report(position, dice_for(position, dice))
+    return legal_moves_report(position, dice_for(position, request_dice(request, default_dice)))
+
+
+# ---------------------------------------------------------------- batch mode
 
 
 def _field(request: dict, name: str, kind: type):
@@ -93,21 +115,93 @@ def _field(request: dict, name: str, kind: type):
     return request[name]
 
 
-def run_batch(lines: Iterable[str], out, answer: Callable[[dict], dict]) -> int:
+def request_dice(request: dict, default: tuple[int, int] | None = None) -> tuple[int, int] | None:
+    """The ``"dice"`` of a batch request, two JSON integers 1-6 (not floats, not
+    ``true``); ``default`` (the command line's ``--dice``) when the line has none."""
+    if "dice" not in request:
+        return default
+    dice = request["dice"]
+    if not (
+        isinstance(dice, list)
+        and len(dice) == 2
+        and all(isinstance(d, int) and not isinstance(d, bool) for d in dice)
+    ):
+        raise FormatError('"dice" must be a list of two whole numbers 1-6, such as [5, 2]')
+    return check_dice(dice)
+
+
+MAX_JSON_DIGITS = 100
+"""Digits of the longest integer a batch request may hold (Python refuses to
+read more than 4,300; no field needs more than a few)."""
+
+
+def _json_int(text: str) -> int:
+    """``json.loads``'s reader of integers, refusing absurdly long ones."""
+    if len(text.lstrip("-")) > MAX_JSON_DIGITS:
+        raise FormatError(f"a number has more than {MAX_JSON_DIGITS} digits")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    """``json.loads``'s reader of decimals, refusing those too large for a float (1e400)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise FormatError(f"the number {text[:20]} is too large")
+    return value
+
+
+def _json_constant(name: str):
+    """``json.loads``'s reader of NaN, Infinity and -Infinity: not JSON, refused."""
+    raise FormatError(f"{name} is not a JSON value")
+
+
+def parse_request(line: str) -> dict:
+    """One batch line as a JSON object; FormatError for anything else (invalid JSON,
+    NaN or Infinity, numbers out of range, nesting too deep for the parser)."""
+    try:
+        request = json.loads(
+            line, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant
+        )
+    except json.JSONDecodeError as error:
+        raise FormatError(f"not valid JSON: {error.msg} at column {error.colno}") from None
+    except RecursionError:
+        raise FormatError("not valid JSON: nested too deeply") from None
+    if not isinstance(request, dict):
+        raise FormatError("each line must be a JSON object")
+    return request
+
+
+def input_lines(stream) -> Iterable[bytes] | Iterable[str]:
+    """The lines of ``stream`` (standard input): its binary buffer's when it has one, so
+    that each line is decoded on its own (``decode_line``) whatever the locale;
+    else the stream itself (lines of text, as ``io.StringIO`` in the tests)."""
+    return getattr(stream, "buffer", stream)
+
+
+def decode_line(raw: bytes | str) -> str:
+    """One input line as text, read as UTF-8; FormatError when it is not UTF-8."""
+    if isinstance(raw, str):
+        return raw
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise FormatError(
+            f"the line is not UTF-8 text (byte {raw[error.start]:#04x} at column {error.start + 1})"
+        ) from None
+
+
+def run_batch(stream, out, answer: Callable[[dict], dict]) -> int:
     """docs/formats.md batch mode: one JSON request per line in, one JSON answer per line out.
 
-    A bad line gets ``{"error": "..."}`` and the run goes on. Blank lines are skipped.
+    ``stream``: standard input (``input_lines``). A bad line gets
+    ``{"error": "..."}`` and the run goes on. Blank lines are skipped.
     """
-    for line in lines:
-        if not line.strip():
-            continue
+    for raw in input_lines(stream):
         try:
-            request = json.loads(line)
-            if not isinstance(request, dict):
-                raise FormatError("each line must be a JSON object")
-            reply = answer(request)
-        except json.JSONDecodeError as error:
-            reply = {"error": f"not valid JSON: {error.msg} at column {error.colno}"}
+            line = decode_line(raw)
+            if not line.strip():
+                continue
+            reply = answer(parse_request(line))
         except TdgammonError as error:
             reply = {"error": str(error)}
         out.write(json.dumps(reply) + "\n")
@@ -149,6 +243,9 @@ def register(commands, bench_targets: dict) -> None:
     moves.add_argument(
         "position", metavar="POSITION", help=POSITION_HELP + "; - for batch JSON lines"
     )
-    moves.add_argument("--dice", help="the roll, e.g. 52 (default: the dice in the position)")
+    moves.add_argument(
+        "--dice",
+        help="the roll, e.g. 52 (default: the position's dice); with -: of lines without dice",
+    )
     moves.add_argument("--json", action="store_true", help="print one JSON object")
     moves.set_defaults(run=cmd_moves)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import sys
 import time
@@ -52,9 +53,15 @@ from tdgammon.engine.evaluation.search import MAX_PLIES, Search, probabilities_d
 from tdgammon.engine.formats.notation import format_move
 from tdgammon.engine.formats.parse import parse_position
 from tdgammon.engine.formats.position_id import encode_position_id
-from tdgammon.engine.interfaces.cli_positions import POSITION_HELP, _field, run_batch
+from tdgammon.engine.interfaces.cli_positions import (
+    POSITION_HELP,
+    _field,
+    check_game_on,
+    request_dice,
+    run_batch,
+)
 from tdgammon.engine.rules.board import starting_board
-from tdgammon.engine.rules.dice import check_dice, parse_dice
+from tdgammon.engine.rules.dice import parse_dice
 from tdgammon.engine.rules.errors import FormatError
 
 DEFAULT_TRIALS = 1296
@@ -179,7 +186,7 @@ def rollout_report(
     report of the finished batches with ``"interrupted": true``, or re-raises
     KeyboardInterrupt when none had finished.
     """
-    position = parse_position(position_text)
+    position = check_game_on(parse_position(position_text))
     variant = search.variant
     board = variant.board_in_play(position.board)
     if dice is not None and settings.opening:
@@ -375,6 +382,35 @@ def _set_threads(threads: int) -> None:
     torch.set_num_threads(_whole(threads, "threads", 1))
 
 
+def rollout_request(
+    search: Search,
+    args: argparse.Namespace,
+    request: dict,
+    dice: tuple[int, int] | None = None,
+    top: int | None = None,
+    workers: Workers | None = None,
+) -> dict:
+    """The answer to one batch line of ``rollout -`` (also ``POST /api/rollout`` of
+    ``tdgammon serve``): the line's options, else the command line's (``args``;
+    ``dice`` and ``top`` as already read from ``--dice`` and ``--top``)."""
+    line_settings, line_trials = _settings(args, request)
+    line_dice = request_dice(request, dice)
+    line_top = request.get("top", top)
+    if line_top is not None:
+        line_top = _whole(line_top, "top", 1)
+    return rollout_report(
+        search,
+        _field(request, "position", str),
+        dice=line_dice,
+        trials=line_trials,
+        settings=line_settings,
+        top=line_top,
+        cubeful=_flag(request.get("cubeful", args.cubeful), "cubeful"),
+        progress=args.progress,
+        workers=workers,
+    )
+
+
 def cmd_rollout(args: argparse.Namespace) -> int:
     settings, trials = _settings(args)
     workers = workers_option(args)
@@ -384,25 +420,9 @@ def cmd_rollout(args: argparse.Namespace) -> int:
     progress = args.progress or (sys.stderr.isatty() and args.position != "-")
     if args.position == "-":
         search = _load(args)
-
-        def answer(request: dict) -> dict:
-            line_settings, line_trials = _settings(args, request)
-            line_dice = check_dice(request["dice"]) if "dice" in request else dice
-            line_top = request.get("top", top)
-            if line_top is not None:
-                line_top = _whole(line_top, "top", 1)
-            return rollout_report(
-                search,
-                _field(request, "position", str),
-                dice=line_dice,
-                trials=line_trials,
-                settings=line_settings,
-                top=line_top,
-                cubeful=_flag(request.get("cubeful", args.cubeful), "cubeful"),
-                progress=args.progress,
-                workers=workers,
-            )
-
+        answer = functools.partial(
+            rollout_request, search, args, dice=dice, top=top, workers=workers
+        )
         if workers is None:
             return run_batch(sys.stdin, sys.stdout, answer)
         with ray_session(workers.count, workers.address):  # one Ray for every line

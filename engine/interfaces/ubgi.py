@@ -30,14 +30,16 @@ anything else                          ``sorry``
 A position is an XGID (prefix optional) or a FIBS board string
 (``tdgammon.engine.formats.parse.parse_position``; GNU Backgammon IDs are accepted
 too). A position that cannot be read, or one that asks for something the
-protocol has no answer for (a finished game before rolling) gets ``sorry`` on
-stdout and the reason, one line ``ubgi: sorry: <why>``, on stderr; the engine never dies
-on a bad line (bad input raises ``TdgammonError``). Any other exception is a
-bug: it is not answered but propagates, so ``tdgammon ubgi`` stops with the
-CLI's "internal error" line and exit status 3 (the traceback under
-``tdgammon --debug ubgi``), rather than going on with answers from an engine
-in an unknown state and a ``sorry`` the controller could not tell from bad
-input. Positions are answered whether or not the ``ubgi`` handshake came first.
+protocol has no answer for (a finished game: one side has borne off every
+checker) gets ``sorry`` on stdout and the reason, one line ``ubgi: sorry: <why>``,
+on stderr; so does a line that is not UTF-8 text (``run`` decodes each line of
+bytes on its own). The engine never dies on a bad line (bad input raises
+``TdgammonError``). Any other exception is a bug: it is not answered but
+propagates, so ``tdgammon ubgi`` stops with the CLI's "internal error" line and
+exit status 3 (the traceback under ``tdgammon --debug ubgi``), rather than
+going on with answers from an engine in an unknown state and a ``sorry`` the
+controller could not tell from bad input. Positions are answered whether or
+not the ``ubgi`` handshake came first.
 
 Decisions come from ``tdgammon.engine.cube.agent.CubeAgent`` (plays at ``plies``
 with move filters; cube actions by ``tdgammon.engine.cube.theory.cube_decision`` on the
@@ -61,9 +63,9 @@ import numpy as np
 from tdgammon.engine.cube.agent import CubeAgent
 from tdgammon.engine.formats.notation import format_move_plain
 from tdgammon.engine.formats.parse import parse_position
+from tdgammon.engine.interfaces.cli_positions import check_game_on, decode_line
 from tdgammon.engine.movegen.vectorized import generate_moves
 from tdgammon.engine.rules.errors import TdgammonError
-from tdgammon.engine.rules.outcome import is_game_over
 
 ENGINE_NAME = "tdgammon"
 ENGINE_AUTHOR = "the tdgammon authors"
@@ -125,7 +127,7 @@ class UbgiEngine:
             return [self._sorry(str(error))]
 
     def _position_answer(self, text: str) -> str:
-        position = parse_position(text)
+        position = check_game_on(parse_position(text))
         if position.double_offered:
             if position.is_money and self.raccoons:
                 position = position.with_changes(raccoons=True)
@@ -134,8 +136,6 @@ class UbgiEngine:
                 return self.agent.decide_beaver(position)
             return self.agent.decide_take(position)
         if position.dice is None:
-            if is_game_over(position.board):
-                return self._sorry("the game is over: there is nothing to decide")
             return "double" if self.agent.decide_double(position) else "roll"
         moves = generate_moves(position.board[None, :], np.array([position.dice], dtype=np.int8))
         if moves.is_pass().all():
@@ -146,12 +146,18 @@ class UbgiEngine:
         pairs = [(int(s), int(t)) for s, t in moves.moves[row] if s >= 0]
         return format_move_plain(pairs)
 
-    def run(self, lines: Iterable[str], out: TextIO) -> int:
+    def run(self, lines: Iterable[bytes] | Iterable[str], out: TextIO) -> int:
         """Answer every line of ``lines`` on ``out`` until ``quit`` or end of input; returns 0.
 
-        A bad line is answered ``sorry``; an unexpected exception propagates."""
-        for line in lines:
-            replies = self.answer(line)
+        Lines of bytes are read as UTF-8, one at a time. A bad line (not UTF-8
+        included) is answered ``sorry``; an unexpected exception propagates."""
+        for raw in lines:
+            try:
+                line = decode_line(raw)
+            except TdgammonError as error:
+                replies = [self._sorry(str(error))]
+            else:
+                replies = self.answer(line)
             for reply in replies:
                 out.write(reply + "\n")
             out.flush()

@@ -49,7 +49,7 @@ def parse_dice(text: str) -> tuple[int, int]:
     """
     raw = str(text).strip()
     digits = [c for c in raw if c not in " -,/"]
-    if len(digits) != 2 or not all(c.isdigit() for c in digits):
+    if len(digits) != 2 or not all(c in "0123456789" for c in digits):  # ASCII: not '²', '①'
         raise FormatError(f"dice must be two numbers 1-6 such as 52 or 5-2, got {raw!r}")
     dice = (int(digits[0]), int(digits[1]))
     check_dice(dice)
