@@ -88,7 +88,7 @@ def test_model_files(tiny_model, tmp_path):
 
 
 def test_unknown_names_and_human_are_refused():
-    for name in ("gnubg", "human"):
+    for name in ("stockfish", "human"):
         with pytest.raises(FormatError, match="unknown player"):
             make_agent(name)
 

@@ -12,6 +12,10 @@ Vocabulary (``spec``, case-insensitive names):
 - ``random``: a uniformly random legal play (``RandomAgent(seed)``);
 - ``heuristic``: the hand-written player of the variant
   (``tdgammon.engine.players.heuristic.HeuristicAgent``);
+- ``gnubg`` or ``gnubg:PLIES``: GNU Backgammon at PLIES (default 0) through its
+  optional Python bindings (``tdgammon.engine.players.gnubg_agent.GnubgAgent``,
+  standard backgammon, a benchmark opponent; without the package a
+  ``TdgammonError`` says how to install it);
 - ``network``, and its aliases ``bot``, ``default``, ``shipped``: the shipped
   network of the variant (``tdgammon.engine.evaluation.evaluator.default_evaluator``,
   file ``tdgammon.models.shipped_model(variant)``). There is no fallback: when
@@ -31,7 +35,8 @@ network players (``network_player``), the same for every command:
   decisions from N-ply evaluations. In cubeless play (``bench strength``) only
   its plays count.
 
-Other players have no search: they ignore ``plies`` (it is still checked).
+Other players have no search, or their own (``gnubg:PLIES``): they ignore
+``plies`` (it is still checked).
 
 ``human`` is not a name here: a human player is an interface
 (``tdgammon.engine.interfaces.terminal.HumanAgent``), so the commands that seat
@@ -92,6 +97,10 @@ def make_agent(
         from tdgammon.engine.players.heuristic import HeuristicAgent
 
         return HeuristicAgent(variant)
+    if key.partition(":")[0] == "gnubg":
+        from tdgammon.engine.players.gnubg_agent import GnubgAgent, spec_plies
+
+        return GnubgAgent(spec_plies(key), variant)
     if key in NETWORK_NAMES:
         from tdgammon.engine.evaluation.evaluator import default_evaluator
 
@@ -110,8 +119,8 @@ def make_agent(
             )
         return network_player(evaluator, plies)
     raise FormatError(
-        f"unknown player {spec!r}: use one of pubeval, random, heuristic, network "
-        "(bot, default, shipped: the same) or a model file"
+        f"unknown player {spec!r}: use one of pubeval, random, heuristic, gnubg[:PLIES], "
+        "network (bot, default, shipped: the same) or a model file"
     )
 
 
