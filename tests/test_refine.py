@@ -45,7 +45,8 @@ def test_labels_are_the_1_ply_values_and_resume_by_chunk(tiny_model, tmp_path, m
     search = Search(_evaluator(tiny_model))
     boards = sample_positions(search.evaluator, 50, np.random.default_rng(2), 0.0)
     folder = tmp_path / "labels"
-    labels = label_positions(search, boards, 1, folder, echo=lambda text: None)
+    options = {"plies": 1}
+    labels = label_positions(search, boards, options, folder, echo=lambda text: None)
     np.testing.assert_allclose(labels, search.evaluate(boards, 1), atol=1e-6)
     assert sorted(p.name for p in folder.iterdir()) == [f"chunk-0000{i}.npy" for i in range(3)]
     (folder / "chunk-00001.npy").unlink()
@@ -57,7 +58,7 @@ def test_labels_are_the_1_ply_values_and_resume_by_chunk(tiny_model, tmp_path, m
         return real(*args, **kwargs)
 
     monkeypatch.setattr(refine_module, "label_chunk", counted)
-    again = label_positions(search, boards, 1, folder, echo=lambda text: None)
+    again = label_positions(search, boards, options, folder, echo=lambda text: None)
     assert calls == [range(20, 40)]
     np.testing.assert_array_equal(again, labels)
 
@@ -80,6 +81,21 @@ def test_refine_command_end_to_end(tiny_model, tmp_path, capsys):
     assert code == 2 and "other data" in err
 
 
+def test_race_phase_with_rollout_labels(tiny_model, tmp_path, capsys):
+    from tdgammon.engine.rules.board import has_contact
+
+    out = tmp_path / "race"
+    argv = ["refine", "--model", str(tiny_model), "--out", str(out), "--positions", "30"]
+    options = ["--phase", "race", "--rollout-trials", "6", "--epochs", "1"]
+    code, _, err = run(capsys, *argv, *options)
+    assert code == 0, err
+    boards = np.load(out / "positions.npz")["boards"]
+    assert len(boards) == 30 and not has_contact(boards).any()
+    labels = np.load(out / "labels" / "chunk-00000.npy")
+    assert labels.shape == (30, 5) and (labels[:, 0] >= 0).all() and (labels[:, 0] <= 1).all()
+    assert not np.allclose(labels, Search(_evaluator(tiny_model)).evaluate(boards, 1))
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
@@ -88,6 +104,8 @@ def test_refine_command_end_to_end(tiny_model, tmp_path, capsys):
         ({"learning_rate": float("nan")}, "learning_rate"),
         ({"exploration": 1.5}, "exploration"),
         ({"eval_games": 3}, "even"),
+        ({"phase": "crashed"}, "phase"),
+        ({"rollout_trials": -1}, "rollout_trials"),
     ],
 )
 def test_bad_settings_name_the_field(change, message):

@@ -8,13 +8,18 @@ or rollouts (docs/strength_notes.md 6, "6.2", and 7, item 1). One generation:
    share ``exploration`` of random plays so the positions are not only the
    greedy line), every distinct position before a roll where the network is
    the judge (not over, not a pure bear-off, which the exact database values).
+   ``phase = "race"``: race positions only (no contact; the race net of a
+   phase set, ``tdgammon.engine.analysis.race_benchmark.race_positions``).
    ``positions.npz``: ``boards (N, 30) int8``, side-to-move view.
 2. **Labels**: each position's ``plies``-ply value by the starting network
    (``Search.evaluate``: the mean over the 21 rolls of the best play's
-   value, exact at finished games and bear-offs), in chunks of
-   ``CHUNK_POSITIONS`` written one file each (``labels/chunk-NNNNN.npy``,
-   ``(n, 5) float32``, the player on roll's view), so a stopped run resumes
-   where it was; on Ray workers with ``--workers N``.
+   value, exact at finished games and bear-offs), or with ``rollout_trials``
+   its rollout by the starting network (that many trials, variance
+   reduction, each trial stopped at the first pure bear-off with the
+   databases' value), in chunks of ``CHUNK_POSITIONS`` written one file each
+   (``labels/chunk-NNNNN.npy``, ``(n, 5) float32``, the player on roll's
+   view), so a stopped run resumes where it was; on Ray workers with
+   ``--workers N``.
 3. **Fit**: the starting weights trained by Adam on the mean squared error of
    the five probabilities, a held-out share for validation; the epoch with
    the lowest validation loss is kept (``history.jsonl``, one line per epoch).
@@ -42,6 +47,8 @@ from tdgammon.engine.rules.errors import FormatError, TdgammonError
 
 CHUNK_POSITIONS = 4000
 """Positions per label file (about 10 s of 1-ply labels for expert128 on one core)."""
+PHASES = ("all", "race")
+"""Which positions a generation fits: every position the net judges, or races only."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,8 @@ class RefineSettings:
 
     positions: int = 200_000
     plies: int = 1
+    phase: str = "all"
+    rollout_trials: int = 0
     exploration: float = 0.1
     seed: int = 1
     epochs: int = 12
@@ -59,13 +68,24 @@ class RefineSettings:
     eval_games: int = 0
 
     def __post_init__(self) -> None:
-        whole = {"positions": 1, "plies": 1, "epochs": 1, "batch_size": 1, "eval_games": 0}
+        whole = {
+            "positions": 1,
+            "plies": 1,
+            "rollout_trials": 0,
+            "epochs": 1,
+            "batch_size": 1,
+            "eval_games": 0,
+        }
         for name, low in whole.items():
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise FormatError(f"refine {name} must be a whole number >= {low}, got {value}")
         if self.plies > 2:
             raise FormatError("refine plies must be 1 or 2")
+        if self.phase not in PHASES:
+            raise FormatError(
+                f"refine phase must be one of {', '.join(PHASES)}, got {self.phase!r}"
+            )
         for name, low, high in (
             ("exploration", 0.0, 1.0),
             ("validation", 0.0, 0.5),
@@ -104,19 +124,33 @@ def sample_positions(evaluator, count: int, rng: np.random.Generator, exploratio
 # ----------------------------------------------------------------------------- labels
 
 
-def label_chunk(search, boards: np.ndarray, rows: range, plies: int) -> np.ndarray:
-    """``(len(rows), 5) float32``: the ``plies``-ply values of ``boards[rows]``
-    (player on roll's view). A module-level function, so Ray can run it."""
-    return search.evaluate(boards[rows.start : rows.stop], plies)
+def label_chunk(
+    search, boards: np.ndarray, rows: range, plies: int, rollout_trials: int = 0, seed: int = 0
+) -> np.ndarray:
+    """``(len(rows), 5) float32``: the labels of ``boards[rows]`` (player on roll's
+    view): ``plies``-ply values, or with ``rollout_trials`` the rollout means
+    (module docstring; trial dice from ``seed``). A module-level function, so
+    Ray can run it."""
+    part = boards[rows.start : rows.stop]
+    if not rollout_trials:
+        return search.evaluate(part, plies)
+    from tdgammon.engine.evaluation.rollout import RolloutSettings
+    from tdgammon.engine.evaluation.rollout import rollout_trials as trials_of
+
+    settings = RolloutSettings(seed=seed, bearoff_truncate=True)
+    results = trials_of(search, part, range(rollout_trials), settings)
+    # luck-adjusted means of few trials can leave [0, 1]; the network's outputs cannot
+    return np.clip(results.probabilities.mean(axis=1), 0.0, 1.0).astype(np.float32)
 
 
 def _chunk_path(folder: Path, index: int) -> Path:
     return folder / f"chunk-{index:05d}.npy"
 
 
-def label_positions(search, boards, plies: int, folder: Path, workers=None, echo=print):
-    """Label every position of ``boards`` (``label_chunk``), chunk by chunk into
-    ``folder``, skipping chunks already there; ``(N, 5) float32``.
+def label_positions(search, boards, options: dict, folder: Path, workers=None, echo=print):
+    """Label every position of ``boards`` (``label_chunk`` with ``options``: plies,
+    rollout_trials, seed), chunk by chunk into ``folder``, skipping chunks
+    already there; ``(N, 5) float32``.
 
     workers: ``tdgammon.engine.evaluation.distributed.Workers`` (Ray), or None
     for this process.
@@ -142,13 +176,13 @@ def label_positions(search, boards, plies: int, folder: Path, workers=None, echo
 
     if workers is None:
         for i in todo:
-            save(i, label_chunk(search, boards, chunks[i], plies))
+            save(i, label_chunk(search, boards, chunks[i], **options))
     else:
         from tdgammon.engine.evaluation.distributed import map_trial_chunks, ray_session
 
         with ray_session(workers.count, workers.address, what="label workers"):
             results = map_trial_chunks(
-                label_chunk, (search, boards), [chunks[i] for i in todo], options={"plies": plies}
+                label_chunk, (search, boards), [chunks[i] for i in todo], options=options
             )
             for i, values in zip(todo, results, strict=True):
                 save(i, values)
@@ -254,12 +288,20 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
         boards = np.load(positions_file)["boards"]
     else:
         rng = np.random.default_rng(settings.seed)
-        boards = sample_positions(evaluator, settings.positions, rng, settings.exploration)
+        if settings.phase == "race":
+            from tdgammon.engine.analysis.race_benchmark import race_positions
+
+            boards = race_positions(Search(evaluator), settings.positions, rng)
+        else:
+            boards = sample_positions(evaluator, settings.positions, rng, settings.exploration)
         _save_npz(positions_file, boards=boards)
     echo(f"positions: {len(boards)}")
-    targets = label_positions(
-        Search(evaluator), boards, settings.plies, out / "labels", workers, echo
-    )
+    options = {
+        "plies": settings.plies,
+        "rollout_trials": settings.rollout_trials,
+        "seed": settings.seed,
+    }
+    targets = label_positions(Search(evaluator), boards, options, out / "labels", workers, echo)
     history = fit(network, ENCODINGS[preset.encoding], boards, targets, settings, echo)
     (out / "history.jsonl").write_text("".join(json.dumps(row) + "\n" for row in history))
     report = {
@@ -307,6 +349,8 @@ def _check_same_run(out: Path, model: str, settings: RefineSettings) -> None:
         "parent": str(Path(model).resolve()),
         "positions": settings.positions,
         "plies": settings.plies,
+        "phase": settings.phase,
+        "rollout_trials": settings.rollout_trials,
         "exploration": settings.exploration,
         "seed": settings.seed,
     }
@@ -333,6 +377,8 @@ def cmd_refine(args: argparse.Namespace) -> int:
     settings = RefineSettings(
         positions=args.positions,
         plies=args.plies,
+        phase=args.phase,
+        rollout_trials=args.rollout_trials,
         exploration=args.exploration,
         seed=args.seed,
         epochs=args.epochs,
@@ -360,6 +406,15 @@ def register(commands, bench_targets: dict) -> None:
     ref.add_argument("--out", required=True, help="folder for the data and the refined model")
     ref.add_argument("--positions", type=int, default=defaults.positions)
     ref.add_argument("--plies", type=int, default=defaults.plies, help="label depth (1 or 2)")
+    ref.add_argument(
+        "--phase", choices=PHASES, default=defaults.phase, help="all positions, or races only"
+    )
+    ref.add_argument(
+        "--rollout-trials",
+        type=int,
+        default=0,
+        help="label by rollouts of N trials instead of --plies search (0: search)",
+    )
     ref.add_argument("--exploration", type=float, default=defaults.exploration)
     ref.add_argument("--seed", type=int, default=defaults.seed)
     ref.add_argument("--epochs", type=int, default=defaults.epochs)
