@@ -23,6 +23,14 @@ E[loss * own checkers left / 15], the backgammon outputs 0; its equity
 (``tdgammon.engine.rules.outcome.variant_equity``) is ``15 * (wg - lg)``, the expected stake
 multiple.
 Both reduce to the standard meaning and formula for every other variant.
+
+Phase networks: an evaluator may carry a second network for races
+(``race``), chosen by a position classifier: a position with no contact
+(``tdgammon.engine.rules.board.has_contact``: no checker of either side still
+has to pass an opponent's checker) goes to the race net, every other one to
+the main (contact) net. A model file names its race net in its card
+(``race_model``: a file beside it), so a set of phase nets loads from one
+model file; files without one load as a single net.
 """
 
 from __future__ import annotations
@@ -34,14 +42,14 @@ import torch
 
 from tdgammon.engine.evaluation.perspective import play_probabilities
 from tdgammon.engine.movegen.vectorized import MoveList, best_rows
-from tdgammon.engine.rules.board import flip
+from tdgammon.engine.rules.board import flip, has_contact
 from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.outcome import OPPONENT_WINS, terminal_probs, variant_equity, winner
 from tdgammon.engine.rules.outputs import N_OUTPUTS, invert
 from tdgammon.engine.rules.variants import Variant, get_variant
 from tdgammon.models import shipped_model
 from tdgammon.models.encoding import ENCODINGS
-from tdgammon.models.network import Preset, TDNetwork, load_model
+from tdgammon.models.network import ModelFileError, Preset, TDNetwork, load_model
 
 CHUNK = 16384
 """Rows per network call when evaluating very large batches (bounds memory)."""
@@ -56,17 +64,31 @@ class NetworkEvaluator:
         preset: Preset,
         name: str = "network",
         variant: str | Variant | None = None,
+        race: NetworkEvaluator | None = None,
     ) -> None:
         self.network = network
         self.preset = preset
         self.encoding = ENCODINGS[preset.encoding]
         self.name = name
         self.variant = get_variant(variant)
+        self.race = race
 
     def raw_probabilities(self, boards: np.ndarray) -> np.ndarray:
         """Network output only. boards: ``(B, 30) int8``, view of the player about to
-        roll (game not over). Returns ``(B, 5) float32`` for that player."""
+        roll (game not over). Returns ``(B, 5) float32`` for that player: the race
+        net's for races when there is one (module docstring), else the network's."""
         boards = np.asarray(boards)
+        if self.race is None:
+            return self._network_probabilities(boards)
+        racing = ~has_contact(boards)
+        out = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
+        if racing.any():
+            out[racing] = self.race.raw_probabilities(boards[racing])
+        if not racing.all():
+            out[~racing] = self._network_probabilities(boards[~racing])
+        return out
+
+    def _network_probabilities(self, boards: np.ndarray) -> np.ndarray:
         out = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
         with torch.inference_mode():
             for start in range(0, len(boards), CHUNK):
@@ -127,12 +149,34 @@ def load_evaluator(
 ) -> NetworkEvaluator:
     """A NetworkEvaluator from a model file or training checkpoint (ModelFileError if bad).
 
-    variant: None = the variant named in the model's card (standard if none).
+    variant: None = the variant named in the model's card (standard if none); a
+    variant given must be that one (ModelFileError: the model was trained for another).
     """
     preset, network, card = load_model(path)
-    if variant is None:
-        variant = card.get("variant") or "standard"
-    return NetworkEvaluator(network, preset, name or Path(path).stem, variant)
+    trained = card.get("variant") or "standard"
+    if variant is not None and get_variant(variant).name != trained:
+        raise ModelFileError(
+            f"{path}: the model was trained for {trained}, not {get_variant(variant).name}"
+        )
+    name = name or Path(path).stem
+    race = _race_net(Path(path), card.get("race_model"), name, trained)
+    return NetworkEvaluator(network, preset, name, trained, race)
+
+
+def _race_net(path: Path, race_file, name: str, variant: str) -> NetworkEvaluator | None:
+    """The race net a model's card names (``race_model``, a file beside the model), or
+    None; ModelFileError when the name is not a plain file name or the file is bad."""
+    if race_file is None:
+        return None
+    if not isinstance(race_file, str) or Path(race_file).name != race_file or not race_file:
+        raise ModelFileError(f"{path}: race_model must name a file beside the model")
+    race_path = path.parent / race_file
+    if not race_path.is_file():
+        raise ModelFileError(f"{path}: its race net {race_path} is missing")
+    race = load_evaluator(race_path, f"{name}-race", variant)
+    if race.race is not None:
+        raise ModelFileError(f"{race_path}: a race net cannot name a race net of its own")
+    return race
 
 
 def default_evaluator(variant: str | Variant | None = None) -> NetworkEvaluator:

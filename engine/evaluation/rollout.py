@@ -120,6 +120,7 @@ from tdgammon.engine.rules.board import (
     OPPONENT_OUTSIDE_HOME,
     OUTSIDE_HOME,
     flip,
+    has_contact,
 )
 from tdgammon.engine.rules.dice import ALL_ROLLS, ROLL_WEIGHTS, check_dice
 from tdgammon.engine.rules.errors import TdgammonError
@@ -326,6 +327,8 @@ class BatchInvariantNetwork:
 
     Values agree with the network's to about 1e-6. Bit-identical results are
     for machines with the same SIMD paths (same CPU features, numpy, torch).
+    An evaluator with a race net (phase networks) gets one of these per net,
+    races routed to the race net as the evaluator routes them.
 
     boards ``(B, 30)`` side-to-move view -> ``(B, 5) float32`` for the player on roll.
     """
@@ -355,6 +358,8 @@ class BatchInvariantNetwork:
         self._first = (f64(first.weight), f64(first.bias))
         self._table = _slot_table(self._encode, self._first[0].numpy(), self._first[1].numpy())
         self._flipped_table = None
+        race = getattr(evaluator, "race", None)
+        self._race = BatchInvariantNetwork(race) if race is not None else None
 
     def evaluate(self, boards: np.ndarray) -> np.ndarray:
         b = np.asarray(boards)
@@ -380,6 +385,12 @@ class BatchInvariantNetwork:
         batch-invariant: for ranking plays only (``_best_plays`` values the
         near-best ones again). The flip is folded into the table's rows. None
         when there is no quick path (no slot table, several hidden layers)."""
+        if self._race is not None:
+            # contact is the same seen from either side: races of ``after`` stay races
+            return _by_phase(after, self._own_estimate_flipped, self._race.estimate_flipped)
+        return self._own_estimate_flipped(after)
+
+    def _own_estimate_flipped(self, after: np.ndarray) -> np.ndarray | None:
         if self._table is None or self._rest:
             return None
         if self._flipped_table is None:
@@ -405,6 +416,11 @@ class BatchInvariantNetwork:
         return out
 
     def _forward(self, boards: np.ndarray) -> np.ndarray:
+        if self._race is not None:
+            return _by_phase(boards, self._own_forward, self._race._forward)
+        return self._own_forward(boards)
+
+    def _own_forward(self, boards: np.ndarray) -> np.ndarray:
         torch = self._torch
         with torch.inference_mode():
             if self._table is not None:
@@ -429,6 +445,20 @@ class BatchInvariantNetwork:
         out[:, 3] = (1.0 - s[:, 0]) * s[:, 3]
         out[:, 4] = out[:, 3] * s[:, 4]
         return out.astype(np.float32)
+
+
+def _by_phase(boards: np.ndarray, contact, race) -> np.ndarray | None:
+    """``contact(boards)`` for positions with contact and ``race(boards)`` for races,
+    row by row (``(B, 30)`` -> ``(B, 5) float32``); None when either gives None."""
+    racing = ~has_contact(boards)
+    out = np.empty((len(boards), N_OUTPUTS), dtype=np.float32)
+    for rows, values in ((racing, race), (~racing, contact)):
+        if rows.any():
+            part = values(boards[rows])
+            if part is None:
+                return None
+            out[rows] = part
+    return out
 
 
 def _sigmoid32(x: np.ndarray) -> np.ndarray:
