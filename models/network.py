@@ -16,11 +16,14 @@ A model file is a small ``torch.save`` dict (loaded with ``weights_only``):
 ``{"format": MODEL_FORMAT, "format_version", "preset", "encoding",
 "encoding_version", "hidden", "state_dict", "card": {...}}``. Training
 checkpoints embed the same dict under ``"model"``, so ``load_model`` reads
-both.
+both. Loading checks what it reads: the hidden sizes against the weights'
+shapes, finite weights, the card's variant, and (files that carry one, like
+training checkpoints) the SHA-256 of the contents under ``CHECKSUM_KEY``.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -29,10 +32,17 @@ from torch import nn
 
 from tdgammon.engine.rules.errors import TdgammonError
 from tdgammon.engine.rules.outputs import N_OUTPUTS
+from tdgammon.engine.rules.variants import VARIANTS
 from tdgammon.models.encoding import ENCODINGS
 
 MODEL_FORMAT = "tdgammon-model"
 MODEL_FORMAT_VERSION = 1
+MAX_HIDDEN_LAYERS = 8
+"""Most hidden layers a model file may declare."""
+MAX_HIDDEN_UNITS = 65536
+"""Most units per hidden layer a model file may declare."""
+CHECKSUM_KEY = "sha256"
+"""Key of the checksum of a file's other entries (``payload_sha256``)."""
 
 
 class ModelFileError(TdgammonError):
@@ -132,7 +142,9 @@ def model_record(preset: Preset, network: TDNetwork, card: dict | None = None) -
 
 
 def read_torch_file(path: str | Path) -> dict:
-    """``torch.load`` with ``weights_only``; any failure becomes ModelFileError naming the file."""
+    """``torch.load`` with ``weights_only``; any failure becomes ModelFileError naming the file.
+
+    A file with a checksum (``CHECKSUM_KEY``) must match it."""
     path = Path(path)
     if not path.is_file():
         raise ModelFileError(f"{path}: no such model or checkpoint file")
@@ -145,7 +157,40 @@ def read_torch_file(path: str | Path) -> dict:
         ) from None
     if not isinstance(data, dict):
         raise ModelFileError(f"{path}: not a tdgammon model or checkpoint (no metadata dict)")
+    if CHECKSUM_KEY in data and data[CHECKSUM_KEY] != payload_sha256(data):
+        raise ModelFileError(
+            f"{path}: checksum mismatch: the file was damaged or changed after it was written"
+        )
     return data
+
+
+def payload_sha256(data: dict) -> str:
+    """SHA-256 (hex) of every entry of ``data`` but ``CHECKSUM_KEY``, over a canonical
+    walk (dict keys sorted; tensors by dtype, shape and bytes), so that it does not
+    depend on how torch lays out the file."""
+    digest = hashlib.sha256()
+    _digest(digest, {key: value for key, value in data.items() if key != CHECKSUM_KEY})
+    return digest.hexdigest()
+
+
+def _digest(digest, obj) -> None:
+    """Feed ``obj`` (tensors, dicts, lists, tuples, plain values) to ``digest``."""
+    if isinstance(obj, torch.Tensor):
+        tensor = obj.detach().cpu()
+        tensor = (tensor if tensor.layout == torch.strided else tensor.to_dense()).contiguous()
+        digest.update(f"tensor {tensor.dtype} {tuple(tensor.shape)};".encode())
+        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes())
+    elif isinstance(obj, dict):
+        digest.update(f"dict {len(obj)};".encode())
+        for key in sorted(obj, key=repr):
+            _digest(digest, key)
+            _digest(digest, obj[key])
+    elif isinstance(obj, list | tuple):
+        digest.update(f"list {len(obj)};".encode())
+        for item in obj:
+            _digest(digest, item)
+    else:
+        digest.update(f"{type(obj).__name__} {obj!r};".encode())
 
 
 def network_from_record(record: dict, where: str) -> tuple[Preset, TDNetwork]:
@@ -157,8 +202,26 @@ def network_from_record(record: dict, where: str) -> tuple[Preset, TDNetwork]:
             f"{where}: model format version {record.get('format_version')} is not supported "
             f"(this tdgammon reads version {MODEL_FORMAT_VERSION})"
         )
+    encoding = _record_encoding(record, where)
+    fields = record.get("preset_fields")
+    preset = Preset(
+        str(record.get("preset")),
+        encoding.name,
+        _record_hidden(record, where),
+        str(fields.get("description", "")) if isinstance(fields, dict) else "",
+    )
+    state = record.get("state_dict")
+    _check_weights(state, _weight_shapes(encoding.size, preset.hidden), preset.name, where)
+    network = TDNetwork(encoding.size, preset.hidden)
+    network.load_state_dict(state)
+    network.eval()
+    return preset, network
+
+
+def _record_encoding(record: dict, where: str):
+    """The record's input encoding, which must be this tdgammon's version of it."""
     name = record.get("encoding")
-    if name not in ENCODINGS:
+    if not isinstance(name, str) or name not in ENCODINGS:
         raise ModelFileError(f"{where}: unknown input encoding {name!r}")
     encoding = ENCODINGS[name]
     if record.get("encoding_version") != encoding.version:
@@ -166,21 +229,60 @@ def network_from_record(record: dict, where: str) -> tuple[Preset, TDNetwork]:
             f"{where}: encoding {name!r} version {record.get('encoding_version')} does not match "
             f"this tdgammon's version {encoding.version}"
         )
-    preset = Preset(
-        str(record.get("preset")),
-        name,
-        tuple(int(h) for h in record.get("hidden", [])),
-        str(record.get("preset_fields", {}).get("description", "")),
-    )
-    network = TDNetwork(encoding.size, preset.hidden)
-    try:
-        network.load_state_dict(record["state_dict"])
-    except Exception as error:  # noqa: BLE001
+    return encoding
+
+
+def _record_hidden(record: dict, where: str) -> tuple[int, ...]:
+    """The record's hidden layer sizes: 1 to MAX_HIDDEN_LAYERS layers of 1 to
+    MAX_HIDDEN_UNITS units (checked before anything is allocated)."""
+    hidden = record.get("hidden")
+    if (
+        not isinstance(hidden, list | tuple)
+        or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS
+        or not all(type(size) is int and 1 <= size <= MAX_HIDDEN_UNITS for size in hidden)
+    ):
+        shown = repr(hidden) if len(repr(hidden)) <= 40 else repr(hidden)[:37] + "..."
         raise ModelFileError(
-            f"{where}: weights do not fit preset {preset.name!r} ({type(error).__name__})"
-        ) from None
-    network.eval()
-    return preset, network
+            f"{where}: hidden layer sizes {shown} are not valid (1 to {MAX_HIDDEN_LAYERS} "
+            f"layers of 1 to {MAX_HIDDEN_UNITS} units)"
+        )
+    return tuple(hidden)
+
+
+def _weight_shapes(n_inputs: int, hidden: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+    """Name -> shape of every tensor of ``TDNetwork(n_inputs, hidden).state_dict()``."""
+    shapes, width = {}, n_inputs
+    for layer, size in enumerate(hidden):
+        shapes[f"body.{2 * layer}.weight"] = (size, width)
+        shapes[f"body.{2 * layer}.bias"] = (size,)
+        width = size
+    shapes["head.weight"] = (N_OUTPUTS, width)
+    shapes["head.bias"] = (N_OUTPUTS,)
+    return shapes
+
+
+def _check_weights(state, shapes: dict, preset: str, where: str) -> None:
+    """ModelFileError unless ``state`` holds exactly ``shapes``, as finite dense float
+    tensors."""
+    if not isinstance(state, dict) or set(state) != set(shapes):
+        raise ModelFileError(f"{where}: weights do not fit preset {preset!r} (other layers)")
+    for name, shape in shapes.items():
+        tensor = state[name]
+        if (
+            not isinstance(tensor, torch.Tensor)
+            or tensor.layout != torch.strided
+            or not tensor.is_floating_point()
+        ):
+            raise ModelFileError(f"{where}: weights do not fit preset {preset!r} ({name})")
+        if tuple(tensor.shape) != shape:
+            raise ModelFileError(
+                f"{where}: weights do not fit preset {preset!r} ({name} is "
+                f"{tuple(tensor.shape)}, the hidden sizes need {shape})"
+            )
+        if not torch.isfinite(tensor).all():
+            raise ModelFileError(
+                f"{where}: {name} holds NaN or infinite weights (a diverged training run?)"
+            )
 
 
 def load_model(path: str | Path) -> tuple[Preset, TDNetwork, dict]:
@@ -188,7 +290,13 @@ def load_model(path: str | Path) -> tuple[Preset, TDNetwork, dict]:
     data = read_torch_file(path)
     record = data.get("model", data) if data.get("format") != MODEL_FORMAT else data
     preset, network = network_from_record(record, str(path))
-    return preset, network, dict(record.get("card", {}))
+    card = record.get("card", {})
+    if not isinstance(card, dict):
+        raise ModelFileError(f"{path}: the model card is not a table")
+    variant = card.get("variant") or "standard"
+    if not isinstance(variant, str) or variant not in VARIANTS:
+        raise ModelFileError(f"{path}: the model card names an unknown variant")
+    return preset, network, dict(card)
 
 
 def save_model(path: str | Path, preset: Preset, network: TDNetwork, card: dict | None = None):

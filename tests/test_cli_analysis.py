@@ -163,6 +163,8 @@ def test_real_network_through_model_option(capsys, tiny_model):
         (["eval", "garbage"], "not an XGID"),
         (["cube", START, "--plies", "-1"], "plies"),
         (["eval", START, "--model", "/nonexistent/model.pt"], "no such model"),
+        (["eval", START, "--model", "models/tdgammon-dutch.pt"], "trained for dutch"),
+        (["hint", START, "--dice", "52", "--model", "models/tdgammon-dutch.pt"], "not standard"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, argv, message):

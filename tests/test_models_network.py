@@ -122,3 +122,88 @@ def test_bad_model_files_name_the_file(tmp_path):
     torch.save(record, wrong)
     with pytest.raises(ModelFileError, match="wrong.pt.*do not fit"):
         load_model(wrong)
+
+
+def _saved_record(tmp_path, name: str, change) -> str:
+    """A tiny model record changed by ``change(record)``, saved as ``name``."""
+    record = model_record(PRESETS["tiny"], build_network(PRESETS["tiny"], seed=1))
+    change(record)
+    path = tmp_path / name
+    torch.save(record, path)
+    return str(path)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_weights_that_are_not_finite_are_refused(tmp_path, value):
+    def poison(record):
+        record["state_dict"]["head.bias"][2] = value
+
+    path = _saved_record(tmp_path, "poisoned.pt", poison)
+    with pytest.raises(ModelFileError, match="poisoned.pt: head.bias holds NaN or infinite"):
+        load_model(path)
+
+
+@pytest.mark.parametrize(
+    "hidden", [[0], [-8], [10**12], [8, 8], [], "8", [8.0], [True], None, list(range(1, 20))]
+)
+def test_crafted_hidden_sizes_are_refused_before_building(tmp_path, hidden):
+    def craft(record):
+        record["hidden"] = hidden
+
+    path = _saved_record(tmp_path, "crafted.pt", craft)
+    with pytest.raises(ModelFileError, match="crafted.pt: (hidden layer sizes|weights do not fit)"):
+        load_model(path)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: r["state_dict"].pop("head.bias"),
+        lambda r: r["state_dict"].update({"extra": torch.zeros(1)}),
+        lambda r: r["state_dict"].update({"head.bias": torch.zeros(5, dtype=torch.int64)}),
+        lambda r: r["state_dict"].update({"head.bias": [0.0] * 5}),
+        lambda r: r["state_dict"].update({"head.bias": torch.zeros(6)}),
+        lambda r: r["state_dict"].update(
+            {"head.weight": r["state_dict"]["head.weight"].to_sparse()}
+        ),
+        lambda r: r.update(state_dict=None),
+    ],
+    ids=["missing", "extra", "integers", "not-a-tensor", "wrong-shape", "sparse", "no-weights"],
+)
+def test_weights_that_do_not_fit_are_refused(tmp_path, change):
+    with pytest.raises(ModelFileError, match="odd.pt: weights do not fit preset 'tiny'"):
+        load_model(_saved_record(tmp_path, "odd.pt", change))
+
+
+def test_a_description_that_is_not_text_is_ignored(tmp_path):
+    def craft(record):
+        record["preset_fields"] = 3
+
+    preset, _, _ = load_model(_saved_record(tmp_path, "plain.pt", craft))
+    assert preset.name == "tiny" and preset.description == ""
+
+
+@pytest.mark.parametrize("card", [[1, 2], {"variant": "chess"}, {"variant": ["dutch"]}])
+def test_a_card_that_is_not_a_table_or_names_no_known_variant_is_refused(tmp_path, card):
+    def craft(record):
+        record["card"] = card
+
+    with pytest.raises(ModelFileError, match="odd-card.pt: the model card"):
+        load_model(_saved_record(tmp_path, "odd-card.pt", craft))
+
+
+def test_a_checksum_is_verified_and_independent_of_the_file_layout(tmp_path):
+    from tdgammon.models.network import CHECKSUM_KEY, payload_sha256
+
+    record = model_record(PRESETS["tiny"], build_network(PRESETS["tiny"], seed=1))
+    record[CHECKSUM_KEY] = payload_sha256(record)
+    path = tmp_path / "summed.pt"
+    torch.save(record, path)
+    assert load_model(path)[0].name == "tiny"  # the sum of the loaded copy is the same
+    record["state_dict"]["head.bias"][0] += 1.0
+    torch.save(record, path)
+    with pytest.raises(ModelFileError, match="summed.pt: checksum mismatch"):
+        load_model(path)
+    torch.save({"format": "x", "odd": torch.zeros(3, 3).to_sparse(), CHECKSUM_KEY: "0"}, path)
+    with pytest.raises(ModelFileError, match="summed.pt: checksum mismatch"):
+        load_model(path)

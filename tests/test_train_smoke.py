@@ -5,6 +5,8 @@ Runs ``tdgammon train`` (tdgammon.engine.interfaces.cli.main) on a tiny config i
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -127,3 +129,154 @@ def test_init_from_a_model_file(tmp_path):
     wrong = load_config(None, [f'model.init_from="{path.as_posix()}"'])  # tesauro80
     with pytest.raises(ModelFileError, match="start.pt"):
         Trainer(wrong)
+
+
+# ------------------------------------------------------------ issue 19: runs and files
+
+QUICK = {"eval": {"every_games": 0}, "run": {"max_games": 20}}
+
+
+def test_a_resume_refuses_the_settings_it_would_ignore(tmp_path, tiny_config, capsys):
+    run_dir = tmp_path / "run"
+    assert main(["train", "--config", str(tiny_config(run_dir, **QUICK))]) == 0
+    resume = ["train", "--resume", str(run_dir)]
+    for override in ("selfplay.parallel_games=32", "selfplay.seed=5", 'td.optimizer="sgd"'):
+        capsys.readouterr()
+        assert main([*resume, "--set", override]) == 2
+        err = capsys.readouterr().err
+        assert f"cannot change {override.split('=')[0]} " in err and err.count("\n") == 1
+    assert main([*resume, "--set", "selfplay.exploration=0.1", "--set", "run.max_games=30"]) == 0
+    assert load_checkpoint(run_dir / "checkpoint.pt")["config"]["selfplay"]["exploration"] == 0.1
+
+
+def test_a_fresh_run_does_not_overwrite_a_checkpoint(tmp_path, tiny_config, capsys):
+    run_dir = tmp_path / "run"
+    config = str(tiny_config(run_dir, **QUICK))
+    assert main(["train", "--config", config]) == 0
+    before = (run_dir / "checkpoint.pt").read_bytes()
+    assert main(["train", "--config", config]) == 2
+    assert "already holds a run (checkpoint.pt)" in capsys.readouterr().err
+    assert (run_dir / "checkpoint.pt").read_bytes() == before
+
+
+def test_checkpoints_carry_a_checksum_and_old_ones_still_load(tmp_path, tiny_config, capsys):
+    from tdgammon.models.network import CHECKSUM_KEY
+
+    run_dir = tmp_path / "run"
+    assert main(["train", "--config", str(tiny_config(run_dir, **QUICK))]) == 0
+    path = run_dir / "checkpoint.pt"
+    data = torch.load(path, weights_only=True)
+    assert data["format_version"] == 2 and len(data[CHECKSUM_KEY]) == 64
+
+    data["model"]["state_dict"]["head.bias"][0] += 0.5  # altered, checksum not updated
+    torch.save(data, path)
+    assert main(["train", "--resume", str(run_dir)]) == 2
+    assert "checkpoint.pt: checksum mismatch" in capsys.readouterr().err
+    assert main(["bench", "strength", "--model", str(path), "--games", "2"]) == 2
+    assert "checksum mismatch" in capsys.readouterr().err
+
+    del data[CHECKSUM_KEY]  # as written before checksums (version 1, no best.pt copy)
+    data["format_version"] = 1
+    del data["best"]["model"]
+    torch.save(data, path)
+    assert main(["train", "--resume", str(run_dir), "--set", "run.max_games=30"]) == 0
+    assert load_checkpoint(path)["format_version"] == 2
+    data["format_version"] = 2  # a version 2 file must keep its checksum
+    torch.save(data, path)
+    with pytest.raises(ModelFileError, match="lost its checksum"):
+        load_checkpoint(path)
+
+
+def test_a_diverged_run_stops_without_saving(tmp_path, tiny_config, capsys, monkeypatch):
+    from tdgammon.train.loop import Trainer
+
+    run_dir = tmp_path / "run"
+    assert main(["train", "--config", str(tiny_config(run_dir, **QUICK))]) == 0
+    before = (run_dir / "checkpoint.pt").read_bytes()
+    update = Trainer.update
+
+    def diverge(self, *args):
+        stats = update(self, *args)
+        with torch.no_grad():
+            next(self.network.parameters()).fill_(float("nan"))
+        return stats
+
+    monkeypatch.setattr(Trainer, "update", diverge)
+    capsys.readouterr()
+    assert main(["train", "--resume", str(run_dir), "--set", "run.max_games=40"]) == 2
+    err = capsys.readouterr().err
+    assert "training diverged at game" in err and "td.learning_rate" in err
+    assert err.count("\n") == 1
+    assert (run_dir / "checkpoint.pt").read_bytes() == before
+
+
+def test_metrics_are_trimmed_to_the_checkpoint_as_strict_json(tmp_path):
+    from tdgammon.train.loop import metrics_line, trim_metrics
+
+    path = tmp_path / "metrics.jsonl"
+    rows = [{"games_trained": g, "ci95_vs_pubeval": float("nan")} for g in (10, 20, 30)]
+    text = "".join(metrics_line(row) for row in rows)
+    assert "NaN" not in text and json.loads(text.splitlines()[0])["ci95_vs_pubeval"] is None
+    path.write_text('{"games_trained": 5, "ppg": NaN}\nnot json\n' + text + '{"games_tr')
+    trim_metrics(path, 20)
+    assert path.read_text().splitlines() == [
+        '{"games_trained": 5, "ppg": null}',
+        "not json",
+        '{"games_trained": 10, "ci95_vs_pubeval": null}',
+        '{"games_trained": 20, "ci95_vs_pubeval": null}',
+    ]
+    written = path.stat().st_mtime_ns
+    trim_metrics(path, 20)  # nothing to change: the file is left alone
+    assert path.stat().st_mtime_ns == written
+
+
+def test_a_closed_output_stops_the_run_with_a_checkpoint(tmp_path, tiny_config):
+    import subprocess
+    import sys
+
+    run_dir = tmp_path / "run"
+    config = tiny_config(run_dir, eval={"every_games": 4, "pubeval_games": 2})
+    command = [sys.executable, "-m", "tdgammon", "train", "--config", str(config)]
+    process = subprocess.Popen(
+        [*command, "--set", "run.max_games=100000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout.readline().startswith(b"training tiny")
+    process.stdout.close()  # `| head -1`
+    try:
+        err = process.communicate(timeout=120)[1].decode()
+    finally:
+        process.kill()
+    assert process.returncode == 0 and err == ""
+    games = load_checkpoint(run_dir / "checkpoint.pt")["counters"]["games"]
+    assert 0 < games < 100000
+
+
+def test_a_model_refuses_positions_of_another_variant(tmp_path, capsys):
+    from tdgammon.models import shipped_model
+
+    dutch = shipped_model("dutch")
+    with pytest.raises(ModelFileError, match="trained for dutch, not standard"):
+        load_evaluator(dutch, variant="standard")
+    assert load_evaluator(dutch).variant.name == "dutch"
+    args = ["bench", "strength", "--model", str(dutch), "--variant", "standard", "--games", "2"]
+    assert main(args) == 2
+    assert "dutch" in capsys.readouterr().err
+
+
+def test_a_model_with_weights_that_are_not_finite_is_refused_by_every_command(tmp_path, capsys):
+    from tdgammon.models.network import PRESETS, build_network, model_record
+
+    record = model_record(PRESETS["tiny"], build_network(PRESETS["tiny"], seed=1))
+    record["state_dict"]["body.0.weight"][0, 0] = float("nan")
+    path = tmp_path / "nan.pt"
+    torch.save(record, path)
+    for argv in (
+        ["eval", "--model", str(path), "4HPwATDgc/ABMA"],
+        ["bench", "strength", "--model", str(path), "--games", "2"],
+        ["match", "--a", str(path), "--b", "random", "--games", "2", "--no-progress"],
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "nan.pt: body.0.weight holds NaN" in err and err.count("\n") == 1

@@ -2,7 +2,9 @@
 
 Layout (a dict, loadable with ``torch.load(weights_only=True)``)::
 
-    format: "tdgammon-checkpoint", format_version: 1
+    format: "tdgammon-checkpoint", format_version: 2
+    sha256:     checksum of every other entry (tdgammon.models.network.payload_sha256),
+                verified on every read; version 1 files (no checksum) still load
     model:      the model record of tdgammon.models.network (so load_model reads checkpoints)
     optimizer:  optimizer state dict
     config:     the resolved config ({section: {field: value}})
@@ -10,7 +12,8 @@ Layout (a dict, loadable with ``torch.load(weights_only=True)``)::
     counters:   games, steps, positions, seconds, ...
     random:     numpy generator state (JSON text) and torch RNG state
     selfplay:   in-flight games (numpy arrays stored as tensors)
-    best:       {"ppg_vs_pubeval": float or None}
+    best:       {"ppg_vs_pubeval": float or None, "model": model record of best.pt or None}
+                (version 1 files have no "model": best.pt itself is then the record)
 
 Files are written to a temp file in the same folder and moved into place
 with ``os.replace``, so a kill at any moment leaves the previous checkpoint
@@ -26,10 +29,14 @@ import numpy as np
 import torch
 
 from tdgammon.models.atomic import atomic_torch_save
-from tdgammon.models.network import ModelFileError, read_torch_file
+from tdgammon.models.network import CHECKSUM_KEY, ModelFileError, payload_sha256, read_torch_file
 
 CHECKPOINT_FORMAT = "tdgammon-checkpoint"
-CHECKPOINT_FORMAT_VERSION = 1
+CHECKPOINT_FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, CHECKPOINT_FORMAT_VERSION)
+"""Version 1: written before checkpoints carried a checksum."""
+SECTIONS = ("model", "optimizer", "config", "counters", "random", "selfplay")
+"""The tables every checkpoint holds."""
 
 
 def git_commit() -> str:
@@ -76,21 +83,28 @@ def to_arrays(obj):
 
 
 def save_checkpoint(path: str | Path, data: dict) -> None:
-    data = dict(data, format=CHECKPOINT_FORMAT, format_version=CHECKPOINT_FORMAT_VERSION)
-    atomic_torch_save(to_tensors(data), path)
+    """Write ``data`` (module docstring) atomically, with its format tags and checksum."""
+    data = to_tensors(
+        dict(data, format=CHECKPOINT_FORMAT, format_version=CHECKPOINT_FORMAT_VERSION)
+    )
+    data[CHECKSUM_KEY] = payload_sha256(data)
+    atomic_torch_save(data, path)
 
 
 def load_checkpoint(path: str | Path) -> dict:
     """Read a training checkpoint; ModelFileError naming the file if it is unusable."""
-    data = read_torch_file(path)
+    data = read_torch_file(path)  # verifies the checksum
     if data.get("format") != CHECKPOINT_FORMAT:
         raise ModelFileError(f"{path}: not a tdgammon training checkpoint (a model file?)")
-    if data.get("format_version") != CHECKPOINT_FORMAT_VERSION:
+    version = data.get("format_version")
+    if version not in READABLE_VERSIONS:
         raise ModelFileError(
-            f"{path}: checkpoint format version {data.get('format_version')} is not supported "
-            f"(this tdgammon reads version {CHECKPOINT_FORMAT_VERSION})"
+            f"{path}: checkpoint format version {version} is not supported "
+            f"(this tdgammon reads versions {', '.join(map(str, READABLE_VERSIONS))})"
         )
-    for key in ("model", "optimizer", "config", "counters", "random", "selfplay"):
-        if key not in data:
+    if version != 1 and CHECKSUM_KEY not in data:
+        raise ModelFileError(f"{path}: checkpoint has lost its checksum")
+    for key in SECTIONS:
+        if not isinstance(data.get(key), dict):
             raise ModelFileError(f"{path}: checkpoint is missing its {key!r} section")
     return data

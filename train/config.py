@@ -4,12 +4,15 @@
 it matches the dataclasses below field by field); an experiment file
 overrides only what differs; ``--set section.field=value`` overrides anything
 (the value is parsed as TOML, falling back to a plain string). Unknown
-sections or fields are errors naming the key.
+sections or fields are errors naming the key. ``validate`` checks every value
+in one place: each numeric setting against its ``LIMITS`` entry (finite, in
+range), the names against their choices.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -123,19 +126,22 @@ def config_to_dict(config: Config) -> dict[str, dict[str, Any]]:
 def _check_type(key: str, default: Any, value: Any) -> Any:
     if isinstance(default, bool):
         if not isinstance(value, bool):
-            raise ConfigError(f"{key} must be true or false, got {value!r}")
+            raise ConfigError(f"{key} must be true or false, got {_shown(value)}")
         return value
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{key} must be an integer, got {value!r}")
+            raise ConfigError(f"{key} must be an integer, got {_shown(value)}")
         return value
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ConfigError(f"{key} must be a number, got {value!r}")
-        return float(value)
+            raise ConfigError(f"{key} must be a number, got {_shown(value)}")
+        try:
+            return float(value)
+        except OverflowError:  # an integer beyond any float
+            raise ConfigError(f"{key} is out of range, got {_shown(value)}") from None
     if isinstance(default, str):
         if not isinstance(value, str):
-            raise ConfigError(f"{key} must be a string, got {value!r}")
+            raise ConfigError(f"{key} must be a string, got {_shown(value)}")
         return value
     raise ConfigError(f"{key}: unsupported setting type")
 
@@ -143,6 +149,8 @@ def _check_type(key: str, default: Any, value: Any) -> Any:
 def apply_dict(config: Config, data: dict, source: str) -> Config:
     """Override fields of ``config`` with ``{section: {field: value}}`` from ``source``."""
     sections = {f.name: f for f in fields(Config)}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: not a table of sections")
     for section, values in data.items():
         if section not in sections:
             raise ConfigError(
@@ -180,11 +188,18 @@ def parse_override(text: str) -> dict:
 
 
 def read_toml(path: str | Path) -> dict:
+    """The TOML file at ``path`` (UTF-8); ConfigError naming the file if it cannot be read."""
     path = Path(path)
     try:
-        return tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_bytes().decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: a folder, not a config file") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the config file ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text (TOML files are UTF-8)") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML ({error})") from None
 
@@ -208,34 +223,118 @@ def config_from_dict(data: dict, source: str) -> Config:
     return apply_dict(Config(), data, source)
 
 
+MAX_INTEGER = 2**63 - 1
+"""Largest seed or game count: the largest integer a TOML file can hold."""
+MAX_BATCH = 65536
+"""Most games in flight per batch (self-play) or duplicate pairs played at once."""
+MAX_POSITIONS = 1_000_000
+"""Most positions per update cycle or minibatch (memory: inputs x positions floats)."""
+MAX_EVAL_GAMES = 1_000_000
+"""Most games per evaluation match."""
+MAX_THREADS = 256
+"""Most torch threads (torch crashes on absurd counts)."""
+MAX_WORKERS = 1024
+"""Most Ray self-play actors."""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """The values a numeric setting accepts: finite, from ``low`` to ``high``."""
+
+    low: float
+    high: float
+    note: str = ""
+    """What a special value means, e.g. ``0: never``."""
+    low_excluded: bool = False
+    """``low`` itself is refused (a learning rate must be above 0)."""
+
+    def allows(self, value: float) -> bool:
+        """Is ``value`` usable? NaN and infinities never are."""
+        finite = not isinstance(value, float) or math.isfinite(value)
+        above = value > self.low if self.low_excluded else value >= self.low
+        return finite and above and value <= self.high
+
+    def describe(self, is_float: bool) -> str:
+        """``a finite number > 0 and <= 1``, ``from 1 to 65536``, ``a finite number >= 0``."""
+        low = f"{'>' if self.low_excluded else '>='} {_number(self.low)}"
+        if self.high == math.inf:
+            text = low
+        elif is_float:
+            text = f"{low} and <= {_number(self.high)}"
+        else:
+            text = f"from {_number(self.low)} to {_number(self.high)}"
+        note = f" ({self.note})" if self.note else ""
+        return ("a finite number " if is_float else "") + text + note
+
+
+def _number(value: float) -> str:
+    """A limit for messages: ``1000000``, ``0.5``, ``2**63 - 1``."""
+    if value == MAX_INTEGER:
+        return "2**63 - 1"
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)`` cut to a readable length for messages."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+LIMITS = {
+    "model.init_seed": Limit(0, MAX_INTEGER),
+    "selfplay.parallel_games": Limit(1, MAX_BATCH),
+    "selfplay.exploration": Limit(0, 1),
+    "selfplay.seed": Limit(0, MAX_INTEGER),
+    "selfplay.workers": Limit(0, MAX_WORKERS, "0: no Ray actors"),
+    "td.td_lambda": Limit(0, 1),
+    "td.update_positions": Limit(1, MAX_POSITIONS),
+    "td.minibatch_size": Limit(1, MAX_POSITIONS),
+    "td.learning_rate": Limit(0, 1, low_excluded=True),
+    "td.learning_rate_half_life_games": Limit(0, MAX_INTEGER, "0: constant rate"),
+    "td.min_learning_rate": Limit(0, 1),
+    "eval.every_games": Limit(0, MAX_INTEGER, "0: never"),
+    "eval.pubeval_games": Limit(2, MAX_EVAL_GAMES),
+    "eval.best_games": Limit(0, MAX_EVAL_GAMES, "0: skip"),
+    "eval.seed": Limit(0, MAX_INTEGER),
+    "eval.parallel_pairs": Limit(1, MAX_BATCH),
+    "run.max_games": Limit(0, MAX_INTEGER),
+    "run.max_minutes": Limit(0, math.inf, "0: no limit"),
+    "run.threads": Limit(1, MAX_THREADS),
+    "run.checkpoint_minutes": Limit(0, math.inf, "0: after every update cycle"),
+    "run.checkpoint_games": Limit(0, MAX_INTEGER, "0: by time only"),
+}
+"""Every numeric setting ``section.field`` and the values it accepts (a test checks
+that none is missing)."""
+
+
+def get_setting(config: Config, key: str) -> Any:
+    """The value of ``section.field`` (or of a whole section, ``section``) in ``config``."""
+    value = config
+    for name in key.split("."):
+        value = getattr(value, name)
+    return value
+
+
 def validate(config: Config) -> None:
-    """Raise ConfigError for values no run can use."""
+    """Raise ConfigError, naming the setting, for the first value no run can use."""
     from tdgammon.engine.rules.variants import VARIANTS
     from tdgammon.models.network import PRESETS
 
+    for key, limit in LIMITS.items():
+        value = get_setting(config, key)
+        if not limit.allows(value):
+            kind = limit.describe(isinstance(value, float))
+            raise ConfigError(f"{key} must be {kind}, got {_shown(value)}")
     checks = [
         (config.model.variant in VARIANTS, f"model.variant must be one of {sorted(VARIANTS)}"),
         (config.model.preset in PRESETS, f"model.preset must be one of {sorted(PRESETS)}"),
-        (config.selfplay.parallel_games >= 1, "selfplay.parallel_games must be at least 1"),
-        (0.0 <= config.selfplay.exploration <= 1.0, "selfplay.exploration must be in [0, 1]"),
-        (config.selfplay.workers >= 0, "selfplay.workers must be >= 0 (0: no Ray actors)"),
-        (0.0 <= config.td.td_lambda <= 1.0, "td.td_lambda must be in [0, 1]"),
-        (config.td.update_positions >= 1, "td.update_positions must be at least 1"),
-        (config.td.minibatch_size >= 1, "td.minibatch_size must be at least 1"),
         (config.td.optimizer in ("adam", "sgd"), "td.optimizer must be adam or sgd"),
-        (config.td.learning_rate > 0, "td.learning_rate must be positive"),
-        (
-            config.td.learning_rate_half_life_games >= 0,
-            "td.learning_rate_half_life_games must be >= 0 (0: constant rate)",
-        ),
-        (config.td.min_learning_rate >= 0, "td.min_learning_rate must be >= 0"),
         (
             config.td.learning_rate_half_life_games == 0
             or config.td.min_learning_rate <= config.td.learning_rate,
             "td.min_learning_rate (the floor of the decay) must not exceed td.learning_rate",
         ),
-        (config.run.threads >= 1, "run.threads must be at least 1"),
-        (config.run.max_games >= 0, "run.max_games must be >= 0"),
+        (config.run.run_dir.strip() != "", "run.run_dir must name a folder"),
     ]
     for ok, message in checks:
         if not ok:

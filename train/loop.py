@@ -15,22 +15,32 @@ games are played by ``tdgammon.engine.players.duel.play_duel``),
 ``metrics.jsonl`` (one JSON line per evaluation, for the learning curve),
 ``config.toml`` (resolved config), ``tb/`` (TensorBoard: loss, learning rate,
 games/s, ppg against pubeval and against the best so far).
+
+The checkpoint is the truth of a run: it holds best.pt's record too, and a
+resume first makes best.pt and metrics.jsonl agree with it (``sync_run_files``),
+so a kill between an evaluation and the next checkpoint neither duplicates a
+metrics row nor leaves a best.pt from the future. A loss or weights that stop
+being finite end the run with ``TrainingDiverged``, saving nothing.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import signal
+import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from tdgammon.engine.evaluation.evaluator import NetworkAgent, NetworkEvaluator
+from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.models.atomic import atomic_torch_save, atomic_write_bytes
 from tdgammon.models.network import (
     ModelFileError,
     build_network,
@@ -38,15 +48,30 @@ from tdgammon.models.network import (
     load_model,
     model_record,
     network_from_record,
-    save_model,
+    read_torch_file,
 )
 from tdgammon.train.checkpoint import git_commit, load_checkpoint, save_checkpoint, to_arrays
-from tdgammon.train.config import Config, apply_overrides, config_from_dict, config_to_dict, to_toml
+from tdgammon.train.config import (
+    Config,
+    ConfigError,
+    apply_overrides,
+    config_from_dict,
+    config_to_dict,
+    get_setting,
+    to_toml,
+)
 from tdgammon.train.selfplay import SelfPlay
 
 CHECKPOINT_NAME = "checkpoint.pt"
 BEST_NAME = "best.pt"
 METRICS_NAME = "metrics.jsonl"
+FIXED_ON_RESUME = ("model", "selfplay.parallel_games", "selfplay.seed", "td.optimizer")
+"""Settings a resume cannot change: the network, the games in flight, the random
+generator and the optimizer's state all come from the checkpoint."""
+
+
+class TrainingDiverged(TdgammonError):
+    """The loss or the weights stopped being finite (the learning rate is too high)."""
 
 
 @dataclass
@@ -88,6 +113,8 @@ class Trainer:
         )
         self.counters = Counters()
         self.best_ppg: float | None = None
+        self.best_record: dict | None = None
+        """Model record of best.pt (the network the evaluations compare with)."""
         self.evaluator = NetworkEvaluator(self.network, self.preset, "current", self.variant)
         if resume_from is not None:
             self._restore(resume_from)
@@ -119,15 +146,57 @@ class Trainer:
         self.network.load_state_dict(network.state_dict())
         self.network.train()
         try:
-            self.optimizer.load_state_dict(data["optimizer"])
-        except (ValueError, KeyError) as error:
-            raise ModelFileError(f"{where}: optimizer state does not fit ({error})") from None
+            self._restore_state(data)
+        except (KeyError, TypeError, ValueError, RuntimeError) as error:
+            raise ModelFileError(
+                f"{where}: the saved training state does not fit ({type(error).__name__}: {error})"
+            ) from None
+        self._restore_best(data.get("best") or {}, where)
+
+    def _restore_state(self, data: dict) -> None:
+        """Optimizer, counters, both random generators and the games in flight."""
+        self.optimizer.load_state_dict(data["optimizer"])
         self.counters = Counters(**data["counters"])
         self.rng.bit_generator.state = json.loads(data["random"]["numpy"])
         torch.random.set_rng_state(data["random"]["torch"])
         self.selfplay.load_state(to_arrays(data["selfplay"]))
         self.selfplay.rng = self.rng
-        self.best_ppg = data.get("best", {}).get("ppg_vs_pubeval")
+
+    def _restore_best(self, best: dict, where: str) -> None:
+        """best.pt's ppg and record as of the checkpoint; a version 1 checkpoint holds
+        no record, and best.pt (if any) is then taken as it is."""
+        self.best_ppg = best.get("ppg_vs_pubeval")
+        path = self.run_dir / BEST_NAME
+        if "model" in best:
+            self.best_record = best["model"]
+            where = f"{where} (best model)"
+        elif path.is_file():
+            self.best_record, where = read_torch_file(path), str(path)
+        if self.best_record is not None:
+            network_from_record(self.best_record, where)  # ModelFileError if unusable
+
+    def sync_run_files(self) -> None:
+        """Make metrics.jsonl and best.pt agree with the state the run starts from (the
+        checkpoint restored, or game 0): drop the evaluations made after it (the run
+        makes them again) and put back the checkpoint's best.pt."""
+        trim_metrics(self.run_dir / METRICS_NAME, self.counters.games)
+        if self.best_record is not None:
+            atomic_torch_save(self.best_record, self.run_dir / BEST_NAME)
+
+    def check_finite(self, stats: dict) -> None:
+        """TrainingDiverged, before anything is saved, if the last update's loss or the
+        weights are no longer finite."""
+        weights = all(bool(torch.isfinite(p).all()) for p in self.network.parameters())
+        if math.isfinite(stats["loss"]) and weights:
+            return
+        what = (
+            "the weights are" if math.isfinite(stats["loss"]) else f"the loss ({stats['loss']}) is"
+        )
+        raise TrainingDiverged(
+            f"training diverged at game {self.counters.games}: {what} no longer finite; "
+            f"stopped without saving ({self.run_dir / CHECKPOINT_NAME} keeps the last good "
+            "state, if one was written): lower td.learning_rate and resume"
+        )
 
     def checkpoint_data(self) -> dict:
         return {
@@ -142,8 +211,8 @@ class Trainer:
             },
             "selfplay": self.selfplay.state(),
             # ppg of best.pt against the evaluation opponent (pubeval; the heuristic
-            # for variants), under the historical key.
-            "best": {"ppg_vs_pubeval": self.best_ppg},
+            # for variants), under the historical key, and best.pt's record.
+            "best": {"ppg_vs_pubeval": self.best_ppg, "model": self.best_record},
         }
 
     def card(self) -> dict:
@@ -222,8 +291,8 @@ class Trainer:
         result[f"ci95_vs_{opp}"] = vs_opp.ci95
         result[f"win_rate_vs_{opp}"] = vs_opp.summary()["win_rate"]
         best_path = self.run_dir / BEST_NAME
-        if cfg.best_games > 0 and best_path.is_file():
-            preset, network, _ = load_model(best_path)
+        if cfg.best_games > 0 and self.best_record is not None:
+            preset, network = network_from_record(self.best_record, str(best_path))
             best = NetworkAgent(NetworkEvaluator(network, preset, "best", self.variant))
             vs_best = play_duel(
                 agent, best, cfg.best_games, cfg.seed + 1, cfg.parallel_pairs, variant=self.variant
@@ -234,7 +303,8 @@ class Trainer:
             self.best_ppg = vs_opp.ppg
             card = dict(self.card(), ci95=vs_opp.ci95)
             card[f"ppg_vs_{opp}"] = vs_opp.ppg
-            save_model(best_path, self.preset, self.network, card)
+            self.best_record = model_record(self.preset, self.network, card)
+            atomic_torch_save(self.best_record, best_path)
             result["new_best"] = True
         self.counters.last_eval_games = self.counters.games
         return result
@@ -268,7 +338,8 @@ def resolve_resume(config: Config, overrides: list[str], resume: str | None):
     ``resume`` None: a fresh run. ``""``: resume ``run.run_dir`` of ``config``.
     Otherwise a run folder or a checkpoint file. The checkpoint's saved config
     is used, with ``--set`` overrides applied on top (``run.run_dir`` follows
-    the checkpoint's folder).
+    the checkpoint's folder); an override of a ``FIXED_ON_RESUME`` setting is
+    refused.
     """
     if resume is None:
         return config, None
@@ -277,10 +348,79 @@ def resolve_resume(config: Config, overrides: list[str], resume: str | None):
         path = path / CHECKPOINT_NAME
     data = load_checkpoint(path)
     saved = config_from_dict(data["config"], f"{path} (saved config)")
-    saved = apply_overrides(saved, [f'run.run_dir="{path.parent.as_posix()}"'] + list(overrides))
-    if saved.model != config_from_dict(data["config"], str(path)).model:
-        raise ModelFileError(f"{path}: --set cannot change the [model] of a run being resumed")
-    return saved, data
+    here = replace(saved, run=replace(saved.run, run_dir=path.parent.as_posix()))
+    resumed = apply_overrides(here, list(overrides))
+    changed = [
+        key if "." in key else f"[{key}]"  # a whole section
+        for key in FIXED_ON_RESUME
+        if get_setting(resumed, key) != get_setting(saved, key)
+    ]
+    if changed:
+        raise ConfigError(
+            f"{path}: a resume cannot change {', '.join(changed)} (restored from the "
+            "checkpoint); it can change selfplay.exploration, selfplay.workers, td.* but "
+            "td.optimizer, eval.* and run.*"
+        )
+    return resumed, data
+
+
+def metrics_line(row: dict) -> str:
+    """One line of metrics.jsonl: strict JSON, numbers that are not finite (the 95%
+    interval of a single pair) written as null."""
+    return json.dumps(_json_safe(row), allow_nan=False) + "\n"
+
+
+def _json_safe(value):
+    """``value`` with every float that is not finite replaced by None (recursively)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(item) for item in value]
+    return value
+
+
+def trim_metrics(path: Path, games: int) -> None:
+    """Drop the rows of metrics.jsonl past ``games`` and a last line torn by a kill;
+    the rest is rewritten as ``metrics_line`` (old NaN become null), atomically, and
+    only if something changed. Lines that are not JSON objects are kept as they are."""
+    if not path.is_file():
+        return
+    data = path.read_bytes()
+    kept = []
+    for line in data.split(b"\n")[:-1]:  # after the last newline: nothing, or a torn line
+        line += b"\n"
+        try:
+            row = json.loads(line)
+        except ValueError:
+            row = None
+        if not isinstance(row, dict):
+            kept.append(line)
+            continue
+        trained = row.get("games_trained")
+        if not (isinstance(trained, int | float) and trained > games):
+            kept.append(metrics_line(row).encode())
+    trimmed = b"".join(kept)
+    if trimmed != data:
+        atomic_write_bytes(path, trimmed)
+
+
+def prepare_run_dir(path: Path, fresh: bool) -> Path:
+    """Create the run folder; ConfigError naming ``run.run_dir`` if it cannot be one,
+    or if a ``fresh`` run would overwrite the checkpoint of another."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(
+            f"run.run_dir {path}: cannot be the run folder ({error.strerror or error})"
+        ) from None
+    if fresh and (path / CHECKPOINT_NAME).exists():
+        raise ConfigError(
+            f"run.run_dir {path} already holds a run ({CHECKPOINT_NAME}): continue it with "
+            "--resume, or start this one in another run.run_dir"
+        )
+    return path
 
 
 class _StopOnSignal:
@@ -310,6 +450,94 @@ def _echo(text: str) -> None:
     print(text, flush=True)
 
 
+class _Console:
+    """What the loop prints: lines through ``echo`` and the tqdm bar (``progress``).
+
+    When the reader of the output goes away (``tdgammon train ... | head -2``)
+    the run stops as on SIGTERM: after the current cycle, with a final
+    checkpoint; what it would still print goes to /dev/null.
+    """
+
+    def __init__(self, echo, progress, stop: _StopOnSignal) -> None:
+        self.echo = echo
+        self.progress = progress
+        self.stop = stop
+
+    def say(self, text: str) -> None:
+        """A line on stdout."""
+        self._guard(self.echo, text)
+
+    def note(self, text: str) -> None:
+        """A line on stdout, above the bar if there is one."""
+        self._guard(self.progress.write if self.progress is not None else self.echo, text)
+
+    def advance(self, stats: dict) -> None:
+        """Move the bar on by one cycle's games."""
+        if self.progress is not None:
+            self._guard(self.progress.update, stats["games"])
+            postfix = {
+                "loss": f"{stats['loss']:.4f}",
+                "games_s": f"{stats['games_per_second']:.0f}",
+            }
+            self._guard(self.progress.set_postfix, postfix)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self._guard(self.progress.close)
+
+    def _guard(self, write, *args) -> None:
+        try:
+            write(*args)
+        except BrokenPipeError:
+            self.stop.requested = True
+            _discard_broken_output()
+
+
+def _discard_broken_output() -> None:
+    """Point stdout / stderr at /dev/null where their reader has gone, so that later
+    writes and the interpreter's last flush do not fail again (the recipe of
+    Python's ``signal`` documentation, "Note on SIGPIPE")."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, stream.fileno())
+            os.close(null)
+
+
+def _progress_bar(cfg, games: int):
+    """The tqdm bar of ``run.progress`` (None when off), starting at ``games``."""
+    if not cfg.progress:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(
+        total=cfg.max_games, initial=games, unit="game", dynamic_ncols=True, mininterval=1.0
+    )
+
+
+def _evaluate(trainer: Trainer, console: _Console) -> None:
+    """One periodic evaluation: TensorBoard, a metrics.jsonl row, a line of output."""
+    result = trainer.evaluate()
+    opp = trainer.opponent_name()
+    trainer.log(
+        {
+            f"eval/ppg_vs_{opp}": result[f"ppg_vs_{opp}"],
+            "eval/ppg_vs_best": result.get("ppg_vs_best", float("nan")),
+        }
+    )
+    with open(trainer.run_dir / METRICS_NAME, "a", encoding="utf-8") as out:
+        out.write(metrics_line(result))
+    message = (
+        f"games {result['games_trained']}: {result[f'ppg_vs_{opp}']:+.3f} ppg vs "
+        f"{opp} (+/- {result[f'ci95_vs_{opp}']:.3f})"
+    )
+    if "ppg_vs_best" in result:
+        message += f", {result['ppg_vs_best']:+.3f} vs best"
+    console.note(message)
+
+
 def train(
     config: Config, resume_data: dict | None = None, echo=_echo, make_trainer=Trainer
 ) -> Trainer:
@@ -318,37 +546,28 @@ def train(
     make_trainer: ``(config, resume_data) -> Trainer``; ``tdgammon.train.distributed``
     passes one whose cycles take their games from Ray actors."""
     torch.set_num_threads(config.run.threads)
+    run_dir = prepare_run_dir(Path(config.run.run_dir), fresh=resume_data is None)
     trainer = make_trainer(config, resume_data)
-    run_dir = trainer.run_dir
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.toml").write_text(to_toml(config))
+    trainer.sync_run_files()
+    atomic_write_bytes(run_dir / "config.toml", to_toml(config).encode())
     cfg = config.run
     started = time.perf_counter()
     last_checkpoint = started
     last_checkpoint_games = trainer.counters.games
-    progress = None
-    if cfg.progress:
-        from tqdm import tqdm
-
-        progress = tqdm(
-            total=cfg.max_games,
-            initial=trainer.counters.games,
-            unit="game",
-            dynamic_ncols=True,
-            mininterval=1.0,
-        )
-    variant_note = "" if trainer.variant == "standard" else f" ({trainer.variant})"
-    echo(
-        f"training {trainer.preset.name}{variant_note} in {run_dir} from game "
-        f"{trainer.counters.games} to {cfg.max_games}"
-    )
     stop = _StopOnSignal()
+    console = _Console(echo, _progress_bar(cfg, trainer.counters.games), stop)
+    variant_note = "" if trainer.variant == "standard" else f" ({trainer.variant})"
     try:
+        console.say(
+            f"training {trainer.preset.name}{variant_note} in {run_dir} from game "
+            f"{trainer.counters.games} to {cfg.max_games}"
+        )
         while trainer.counters.games < cfg.max_games and not stop.requested:
             if cfg.max_minutes and time.perf_counter() - started > cfg.max_minutes * 60:
                 break
             cycle_start = time.perf_counter()
             stats = trainer.cycle()
+            trainer.check_finite(stats)
             elapsed = time.perf_counter() - cycle_start
             trainer.counters.seconds += elapsed
             stats["games_per_second"] = stats["games"] / elapsed if elapsed > 0 else 0.0
@@ -359,30 +578,10 @@ def train(
                     "train/games_per_second": stats["games_per_second"],
                 }
             )
-            if progress is not None:
-                progress.update(stats["games"])
-                progress.set_postfix(
-                    loss=f"{stats['loss']:.4f}", games_s=f"{stats['games_per_second']:.0f}"
-                )
+            console.advance(stats)
             every = config.eval.every_games
             if every and trainer.counters.games - trainer.counters.last_eval_games >= every:
-                result = trainer.evaluate()
-                opp = trainer.opponent_name()
-                trainer.log(
-                    {
-                        f"eval/ppg_vs_{opp}": result[f"ppg_vs_{opp}"],
-                        "eval/ppg_vs_best": result.get("ppg_vs_best", float("nan")),
-                    }
-                )
-                with open(run_dir / METRICS_NAME, "a") as out:
-                    out.write(json.dumps(result) + "\n")
-                message = (
-                    f"games {result['games_trained']}: {result[f'ppg_vs_{opp}']:+.3f} ppg vs "
-                    f"{opp} (+/- {result[f'ci95_vs_{opp}']:.3f})"
-                )
-                if "ppg_vs_best" in result:
-                    message += f", {result['ppg_vs_best']:+.3f} vs best"
-                (progress.write if progress is not None else echo)(message)
+                _evaluate(trainer, console)
             now = time.perf_counter()
             due_time = now - last_checkpoint >= cfg.checkpoint_minutes * 60
             due_games = (
@@ -395,8 +594,7 @@ def train(
         trainer.save()
     finally:
         stop.restore()
-        if progress is not None:
-            progress.close()
+        console.close()
         trainer.close()
-    echo(f"stopped at game {trainer.counters.games}; checkpoint {run_dir / CHECKPOINT_NAME}")
+    console.say(f"stopped at game {trainer.counters.games}; checkpoint {run_dir / CHECKPOINT_NAME}")
     return trainer

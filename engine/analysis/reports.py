@@ -22,15 +22,17 @@ _SEARCHES: dict[tuple[str | None, str], Search] = {}
 
 
 def load_search(model: str | None = None, variant: str = "standard") -> Search:
-    """A ``Search`` around the model file ``model``, or (None) the shipped network
-    of ``variant`` (``tdgammon.engine.evaluation.evaluator.default_evaluator``; a
-    FormatError names a missing file); cached."""
+    """A ``Search`` around the model file ``model`` (which must be a ``variant``
+    model: ModelFileError names the variant it was trained for), or (None) the
+    shipped network of ``variant``
+    (``tdgammon.engine.evaluation.evaluator.default_evaluator``; a FormatError
+    names a missing file); cached."""
     key = (model, variant)
     if key not in _SEARCHES:
         from tdgammon.engine.evaluation.evaluator import default_evaluator, load_evaluator
 
         if model is not None:
-            evaluator = load_evaluator(model)
+            evaluator = load_evaluator(model, variant=variant)
         else:
             try:
                 evaluator = default_evaluator(variant)
