@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import os
 
 import numpy as np
+import pytest
 
 from tdgammon.engine.flow.game_records import TO_MOVE
 from tdgammon.engine.flow.match import Match, MatchSettings
@@ -324,3 +326,118 @@ def test_match_command_acey_deucey_stakes_plays_the_full_rules(monkeypatch, caps
     status, out, _ = run_cli(monkeypatch, capsys, argv, "")
     summary = json.loads(out)
     assert status == 0 and summary["games"] == 2
+
+
+# ------------------------------------------------------------ adversarial review (issue 19)
+
+
+def test_after_a_raccoon_the_doubler_must_roll(monkeypatch, capsys, tmp_path):
+    # docs/rules.md 5: "A double is offered only at the start of one's own turn,
+    # before rolling". ann doubles, bob beavers, ann raccoons, bob takes: the
+    # cube is 8 and ann's, but her turn began with her double: she rolls at once.
+    path = tmp_path / "raccoon.mat"
+    move = first_move(1, MatchSettings(beavers=True, raccoons=True))
+    stdin = [move, "double", "beaver", "raccoon", "take", "double", "quit"]
+    argv = TWO_HUMANS + ["--raccoons", "--save", str(path)]
+    status, out, err = run_cli(monkeypatch, capsys, argv, "\n".join(stdin) + "\n")
+    assert status == 0, err
+    assert "bob accepts the raccoon; the cube is at 8." in out
+    after = out.split("the cube is at 8.")[1]
+    assert after.lstrip().startswith("ann rolls")  # no second double: she rolled
+    assert "the dice are already rolled" in after  # 'double' typed after the roll
+    game = load_mat(path).match.game
+    assert game.cube_value == 8 and game.cube_owner == 0 and not game.may_double
+
+
+def test_a_game_resigned_before_its_first_move_is_saved_and_loads(monkeypatch, capsys, tmp_path):
+    path = tmp_path / "r.mat"
+    argv = ["play", "--seed", "2", "--no-board", "--opponent", "random", "--save", str(path)]
+    status, out, err = run_cli(monkeypatch, capsys, argv, "resign backgammon\n")
+    assert status == 0, err
+    assert "wins a backgammon (resignation): 3 points" in out
+    loaded = load_mat(path)
+    assert loaded.match.scores == (0, 3) and loaded.match.game.result.ended_by == "resignation"
+
+
+def test_automatic_doubles_are_saved_and_load(monkeypatch, capsys, tmp_path):
+    # Match(seed=11) ties once on the opening roll: the cube goes to 2 (seat 0 then
+    # wins the opening roll); seat 0 resigns a gammon at once: 4 points.
+    path = tmp_path / "auto.mat"
+    argv = TWO_HUMANS[:4] + ["11", "--no-board", "--auto-doubles", "2", "--save", str(path)]
+    status, out, err = run_cli(monkeypatch, capsys, argv, "resign gammon\naccept\n")
+    assert status == 0, err
+    assert "Opening roll: a tie, roll again; the cube is now 2" in out
+    text = path.read_text()
+    assert "  1)  Doubles => 2\n" in text and "Wins 4 points" in text
+    loaded = load_mat(path)
+    assert loaded.match.scores == (0, 4) and loaded.match.game.cube_value == 2
+
+
+def test_save_at_the_prompt_says_why_it_failed_and_play_goes_on(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "Upper").mkdir()
+    stdin = ["save /nonexistent/x.mat", "save notes.txt", "save Upper/Game.mat", "quit"]
+    argv = ["play", "--seed", "2", "--no-board", "--opponent", "random"]
+    status, out, err = run_cli(monkeypatch, capsys, argv, "\n".join(stdin) + "\n")
+    assert status == 0 and err == ""
+    assert "cannot save to '/nonexistent/x.mat': there is no folder '/nonexistent'" in out
+    assert "the name must end in .mat: 'notes.txt'" in out
+    assert "Match saved to Upper/Game.mat" in out  # the path's case is kept
+    assert (tmp_path / "Upper" / "Game.mat").exists()
+    assert not (tmp_path / "upper").exists() and not (tmp_path / "notes.txt").exists()
+    assert "Session stopped." in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["play", "--save", "/nonexistent/x.mat"], "there is no folder '/nonexistent'"),
+        (["play", "--save", "notes.txt"], "the name must end in .mat"),
+        (["play", "--name", "ann\nbob"], "--name: a player name must be printable text"),
+        (["play", "--opponent", "human", "--opponent-name", "b\tc"], "--opponent-name: "),
+        (["play", "--opponent", "human", "--opponent-name", ""], "must not be empty"),
+        (["play", "--length", "30"], "longer than the match equity table (25 points)"),
+        (["match", "--a", "network", "--length", "30"], "longer than the match equity table"),
+        (["match", "--a", "x\n.pt"], "--a: a player name must be printable text"),
+    ],
+)
+def test_bad_play_options_are_refused_before_playing(monkeypatch, capsys, argv, message):
+    status, out, err = run_cli(monkeypatch, capsys, argv, "roll\n")
+    assert status == 2 and "you roll" not in out
+    assert err.startswith("tdgammon: error: ") and err.count("\n") == 1, err
+    assert message in err
+
+
+def test_a_save_into_a_folder_that_vanished_is_an_error_at_the_end(monkeypatch, capsys, tmp_path):
+    from tdgammon.engine.interfaces.terminal import TerminalSession
+
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    argv = ["play", "--seed", "2", "--no-board", "--opponent", "random"]
+    argv += ["--save", str(folder / "m.mat")]
+
+    def read(session, prompt: str) -> str:
+        folder.rmdir()  # checked before playing, gone by the end
+        return "quit"
+
+    monkeypatch.setattr(TerminalSession, "_read", read)
+    status, out, err = run_cli(monkeypatch, capsys, argv, "")
+    assert status == 2 and "Session stopped." in out
+    assert err.startswith("tdgammon: error: cannot save to ") and "there is no folder" in err
+    assert err.count("\n") == 1
+
+
+def test_a_line_that_is_not_utf8_is_one_bad_line(monkeypatch, capsys, tmp_path):
+    """Whatever the locale: the line is refused, the session goes on, and a file
+    name with undecodable bytes (from the command line) is shown escaped."""
+    path = tmp_path / "g\udcff.mat"  # the byte 0xff of a file name, as argv gives it
+    stdin = io.TextIOWrapper(io.BytesIO(b"save g\xff.mat\nquit\n"), encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", stdin)
+    status = main(
+        ["play", "--seed", "2", "--no-board", "--opponent", "random", "--save", str(path)]
+    )
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "that line is not UTF-8 text: b'save g\\xff.mat'" in out
+    assert "Match saved to " in out and "g\\udcff.mat" in out
+    assert os.path.exists(os.fsencode(path))

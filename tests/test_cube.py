@@ -62,12 +62,12 @@ def test_numeric_window_agrees_with_the_formulas():
     """DT = DP of the interpolated curves sits exactly at Janowski's take point."""
     probs = [0.6, 0.15, 0.0, 0.1, 0.0]  # W = L = 1.25
     d = decide(probs)
-    curves, _ = cube._money_curves(probs, "centre", 0.68, False)
+    curves, _ = cube._money_curves(probs, "centre", 0.68, False, 10)
     numeric = cube._window(curves, 0.68)
     for label in ("dead", "live", "used"):
         assert numeric["take"][label] == pytest.approx(d.window["take"][label], abs=1e-6)
     assert d.window["take"]["used"] == pytest.approx(0.2641, abs=1e-4)
-    owned, _ = cube._money_curves(probs, "mover", 0.68, False)
+    owned, _ = cube._money_curves(probs, "mover", 0.68, False, 10)
     redouble = cube._window(owned, 0.68)["double"]["used"]
     assert redouble == pytest.approx(cube.redouble_point_money(1.25, 1.25, 0.68), abs=1e-6)
 
@@ -283,3 +283,69 @@ def test_match_emg_matches_mwc():
     assert d.mwc["cubeless"] == pytest.approx(cubeless, abs=1e-9)
     js = d.to_json()
     assert js["mwc"] == d.mwc and js["double_pass"] == d.double_pass
+
+
+# ---------------------------------------------------------------- a dead cube
+
+
+@pytest.mark.parametrize(
+    "position",
+    [
+        money(value=1, max_cube=1),  # XGID max-cube field 0: nobody may ever double
+        money("mover", value=4, max_cube=4),  # the roller owns a cube at the limit
+        money("opponent", value=4, max_cube=4),  # the opponent does
+        money(value=1, max_cube=1, jacoby=True),  # Jacoby: the cube can never be turned
+    ],
+)
+def test_a_cube_at_its_limit_is_dead_cubeful_equals_cubeless(position):
+    """docs/rules.md 5, "Cube limit": at the limit nobody may double, so no side's
+    cube has any value: the cubeful equity is the cubeless one, and no double."""
+    probs = [0.75, 0.1, 0.0, 0.05, 0.0]
+    d = decide(probs, position)
+    assert d.cubeful_equity == pytest.approx(d.cubeless_equity)
+    assert d.no_double == pytest.approx(d.cubeless_equity)
+    assert d.action == "No cube action" and not d.double and not d.cube_available
+    assert d.differences["no_double"] == pytest.approx(0.0)
+
+
+def test_one_double_left_leaves_the_taker_no_redouble():
+    """A double to the limit: the taker's cube is dead, so DT is twice the cubeless
+    equity, and the doubler's own cube is live until then (ND above cubeless)."""
+    probs = [0.7, 0, 0, 0, 0]
+    d = decide(probs, money(value=1, max_cube=2))
+    assert d.double_take == pytest.approx(2 * d.cubeless_equity)
+    assert d.no_double > d.cubeless_equity
+    live = decide(probs, money(value=1, max_cube=1024))
+    assert live.double_take < d.double_take  # the taker's redoubles are worth something
+
+
+def test_a_dead_match_cube_is_cubeless():
+    """Match play: the roller's cube already wins him the match and it is his
+    (nobody can double any more): cubeful equals cubeless, no double."""
+    d = decide([0.7, 0.1, 0, 0.05, 0], match(2, 5, cube_value=2, cube_owner="mover"))
+    assert d.cubeful_equity == pytest.approx(d.cubeless_equity)
+    assert d.mwc["cubeful"] == pytest.approx(d.mwc["cubeless"])
+    limit = decide([0.7, 0.1, 0, 0.05, 0], match(5, 5, max_cube=1))
+    assert limit.cubeful_equity == pytest.approx(limit.cubeless_equity)
+    assert limit.action == "No cube action" and "limit" in limit.reason
+
+
+def test_doubles_left():
+    assert cube.doubles_left(1, 1) == 0
+    assert cube.doubles_left(1, 2) == 1
+    assert cube.doubles_left(4, 4) == 0
+    assert cube.doubles_left(2, 1024) == 9
+
+
+def test_cube_command_at_the_cube_limit(capsys):
+    """The review's case: XGID max-cube field 0 (limit 1), a bear-off at 75%."""
+    import json
+
+    from cli_runner import run
+
+    xgid = "XGID=------A-----------------a-:0:0:1:00:0:0:0:0:0"
+    status, out, _ = run(capsys, "cube", xgid, "--plies", "0", "--json")
+    report = json.loads(out)
+    assert status == 0 and report["action"] == "No cube action"
+    assert report["cubeful_equity"] == pytest.approx(report["cubeless_equity"])
+    assert any("cube limit (1)" in line for line in report["explanation"])

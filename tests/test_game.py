@@ -102,6 +102,26 @@ def test_no_move_roll_or_double_before_the_opening_roll():
     refused(game, game.double, match="opening roll")
 
 
+@pytest.mark.parametrize("answer", ["accept", "reject"])
+def test_resignation_before_the_opening_roll_names_the_resigner(answer):
+    # a game resigned before its first move, as a .mat record reads it back
+    game = Game(GameSettings(auto_doubles=2))
+    game.opening_roll((4, 4))  # a tie: an automatic double, the cube at 2
+    refused(game, game.offer_resignation, GAMMON, match="say who resigns")
+    game.offer_resignation(GAMMON, seat=1)
+    assert game.phase == RESIGNING and game.decider == 0
+    game.check_invariants()
+    if answer == "reject":
+        game.reject_resignation(seat=0)
+        assert game.phase == OPENING and game.turn is None
+        assert game.opening_roll((3, 1))
+    else:
+        game.accept_resignation(seat=0)
+        assert game.result.winner == 0 and game.result.points == 4
+        assert game.result.ended_by == ENDED_BY_RESIGNATION
+    game.check_invariants()
+
+
 def test_automatic_doubles_on_ties_up_to_their_limit():
     game = Game(GameSettings(auto_doubles=2))
     for expected in (2, 4, 4):
@@ -372,7 +392,25 @@ def test_raccoon_accepted_eight_times_and_the_raccooner_keeps_the_cube():
     game.raccoon(seat=1)
     game.take(seat=0)
     assert game.cube_value == 8 and game.cube_owner == 1 and game.phase == TO_ROLL
-    assert game.turn == 1 and game.may_double  # the raccooner may redouble later
+    assert game.turn == 1 and game.decider == 1
+
+
+def test_after_a_raccoon_the_doubler_rolls_and_redoubles_only_on_a_later_turn():
+    # docs/rules.md 5: "A double is offered only at the start of one's own turn,
+    # before rolling": the raccooner owns the cube, still before his roll, but
+    # his turn began with his double (the review's double-beaver-raccoon loop).
+    game = beavered(GameSettings(beavers=True, raccoons=True))
+    game.raccoon(seat=1)
+    game.take(seat=0)
+    assert not game.may_double
+    refused(game, game.double, match="doubled this turn already")
+    game.roll((2, 1))
+    game.play([(13, 11), (6, 5)])
+    game.roll((2, 1), seat=0)  # seat 0 has no cube: he rolls
+    game.play([(13, 11), (6, 5)])
+    assert game.turn == 1 and game.may_double  # the raccooner's next turn
+    game.double(seat=1)
+    assert game.history[-1].value == 16
 
 
 def test_raccoon_needs_the_option_and_room_under_the_limit():

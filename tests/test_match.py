@@ -352,3 +352,32 @@ def test_play_game_helper_finishes():
     result = play_game(match.game, [PubevalAgent(), PubevalAgent()])
     assert result.points >= 1 and match.game.phase == "over"
     assert TO_ROLL != TO_MOVE
+
+
+class ResignationAnswerer(PubevalAgent):
+    """Pubeval that records the resignations it is asked to answer, and accepts."""
+
+    def __init__(self) -> None:
+        self.asked = []
+
+    def decide_resignation(self, position) -> bool:
+        self.asked.append(position.resign_offered)
+        return True
+
+
+@pytest.mark.parametrize("before_the_opening_roll", [False, True])
+def test_bots_answer_a_resignation_by_the_player_not_on_turn(before_the_opening_roll):
+    """The resigner's opponent answers, whoever is on turn (or nobody yet)."""
+    from tdgammon.engine.players.cube_actions import bot_step
+
+    match = Match(MatchSettings(max_games=1), seed=1)
+    game = match.game
+    if not before_the_opening_roll:
+        game.opening_roll((3, 1))  # seat 0 on turn
+        game.play_text("8/5 6/5")
+        game.roll((6, 4))  # now seat 1 on turn
+    agents = [ResignationAnswerer(), ResignationAnswerer()]
+    game.offer_resignation(2, seat=0)
+    bot_step(game, agents)
+    assert agents[1].asked == [2] and agents[0].asked == []
+    assert game.result.winner == 1 and game.result.points == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -12,11 +13,11 @@ from tdgammon.engine.flow.game_records import ACT_MOVE
 from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.flow.matfile import (
     MatFileError,
+    check_name,
     format_mat,
     load_mat,
     position_ids,
     read_mat,
-    write_mat,
 )
 from tdgammon.engine.players.agents import PubevalAgent, RandomAgent
 from tdgammon.engine.players.cube_actions import play_match
@@ -131,6 +132,7 @@ BEAVER_RECORD = """\
   1) 52: 13/8 13/11               Doubles => 2
   2)  Beavers => 4                Takes
   3)                             64: 24/14*
+; game in progress
 
 """
 
@@ -234,7 +236,7 @@ def test_real_world_sample_with_comments_and_odd_spacing_loads():
 def test_write_and_load_file(tmp_path):
     match = bot_match(MatchSettings(length=3), 5)
     path = tmp_path / "m.mat"
-    write_mat(match, path)
+    path.write_text(format_mat(match), encoding="utf-8")
     assert load_mat(path).match.scores == match.scores
 
 
@@ -330,3 +332,161 @@ def test_random_corruption_never_crashes():
             read_mat("\n".join(damaged))
         except MatFileError as error:
             assert str(error).startswith("line ")
+
+
+# ------------------------------------------------------------ adversarial review (issue 19)
+
+
+def test_a_game_resigned_before_its_first_move_reads_back():
+    match = Match(MatchSettings(max_games=2), names=("a", "b"))
+    match.game.opening_roll((6, 2))
+    match.game.offer_resignation(3)  # after the opening roll, before any move
+    match.game.accept_resignation()
+    text = format_mat(match)
+    assert " Game 1\n a : 0                              b : 0\n" in text
+    assert text.endswith("\n                                  Wins 3 points\n\n")
+    loaded = read_mat(text)
+    assert format_mat(loaded.match) == text and loaded.match.scores == (0, 3)
+    assert loaded.match.game.result.ended_by == "resignation"
+    assert [e["action"] for e in position_ids(match)] == ["resign", "accept"]
+    assert [e["action"] for e in position_ids(loaded.match)] == ["resign", "accept"]
+
+
+AUTO_RECORD = """\
+; [Player 1 "a"]
+; [Player 2 "b"]
+; [Crawford "On"]
+; [Jacoby "Off"]
+; [Beaver "Off"]
+; [CubeLimit "1024"]
+; [AutoDoubles "2"]
+
+ 0 point match
+
+ Game 1
+ a : 0                              b : 0
+  1)  Doubles => 2
+  2)  Doubles => 4
+  3) 31: 8/5 6/5                  Doubles => 8
+  4)  Takes
+; game in progress
+
+"""
+
+
+def test_automatic_doubles_are_written_as_doubles_before_the_first_roll():
+    # docs/rules.md 1: "Each tie on the opening roll doubles the cube (still
+    # centred) before the re-roll, up to a set limit": three ties, two doubles.
+    match = Match(MatchSettings(auto_doubles=2, max_games=2), names=("a", "b"))
+    game = match.game
+    for tie in ((4, 4), (2, 2), (5, 5)):
+        game.opening_roll(tie)
+    game.opening_roll((3, 1))
+    game.play_text("8/5 6/5")
+    game.double(seat=1)
+    game.take(seat=0)
+    assert format_mat(match) == AUTO_RECORD
+    loaded = read_mat(AUTO_RECORD).match.game
+    assert (loaded.cube_value, loaded.cube_owner, loaded.auto_doubles_done) == (8, 0, 2)
+    assert actions(read_mat(AUTO_RECORD).match) == actions(match)
+    first = position_ids(match)[0]  # the opening move, on a cube of 4 (XGID field 2)
+    assert first["xgid"].split(":")[1] == "2"
+
+
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        ('; [AutoDoubles "2"]', '; [AutoDoubles "1"]', "line 14: no automatic double to 4"),
+        ("  2)  Doubles => 4", "  2)  Doubles => 8", "line 14: .* takes the cube to 4, not 8"),
+        ('; [AutoDoubles "2"]', '; [CubeLimit "2"]', "line 14: no automatic double to 4"),
+    ],
+)
+def test_automatic_doubles_the_settings_do_not_allow_are_refused(old, new, message):
+    text = AUTO_RECORD.replace(old, new)
+    if new.startswith("; [CubeLimit"):
+        text = text.replace('; [CubeLimit "1024"]\n', '; [AutoDoubles "2"]\n')
+    with pytest.raises(MatFileError, match=rf"^{message}"):
+        read_mat(text)
+
+
+def test_every_truncation_of_a_record_is_an_error_or_whole_games():
+    """A file cut short at any line, or inside one of the last lines, is a
+    MatFileError naming the line, or reads back as its finished games only:
+    a game with no result must end with the in-progress line that play writes."""
+    match = bot_match(MatchSettings(max_games=3, beavers=True), 2)
+    unfinished = Match(MatchSettings(beavers=True), names=match.names, seed=3)
+    unfinished.game.opening_roll((6, 5))
+    unfinished.game.play_text("24/13")
+    for record in (format_mat(match), format_mat(unfinished)):
+        read_mat(record)  # whole, it reads
+        lines = record.splitlines(keepends=True)
+        cuts = [len("".join(lines[:n])) for n in range(len(lines))]
+        cuts += range(len(record) - 120, len(record) - 2)
+        for cut in cuts:
+            try:
+                loaded = read_mat(record[:cut])
+            except MatFileError as error:
+                assert re.match(r"^line \d+: ", str(error)), error
+                continue
+            games = loaded.match.games
+            whole = format_mat(loaded.match) == record
+            assert whole or all(g.is_over for g in games if g.history), (cut, record[:cut])
+
+
+def test_load_mat_names_the_file_and_the_line_of_a_truncated_file(tmp_path):
+    path = tmp_path / "cut.mat"
+    path.write_text(BEAVER_RECORD.replace("; game in progress\n", ""), encoding="utf-8")
+    with pytest.raises(MatFileError) as error:
+        load_mat(path)
+    message = str(error.value)
+    assert message.startswith(f"{path}: line 28: game 3 has no result") and "cut short" in message
+    with pytest.raises(MatFileError, match=rf"^{re.escape(str(tmp_path))}/none.mat: line 0: "):
+        load_mat(tmp_path / "none.mat")
+
+
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        (" Game 2", " Game " + "9" * 5000, "the game number 999999999... is too large"),
+        (" 3 point match", " " + "7" * 4400 + " point match", "the match length 77"),
+        ("  3)  Drops", "  3)  Doubles => " + "2" * 4400, "the cube 222222222... is too large"),
+        ("  3)  Drops", "  " + "3" * 4500 + ")  Drops", "the move number"),
+        ("      Wins 2 points", "      Wins " + "1" * 4400 + " points", "the points won"),
+        (" alice : 2", " alice : " + "2" * 4400 + "    bob : 1", "a score 222"),
+        ('; [Crawford "On"]', '; [CubeLimit "' + "8" * 4400 + '"]', r"\[CubeLimit\] 888"),
+    ],
+)
+def test_huge_numbers_are_a_clear_error_with_the_line(old, new, message):
+    number = line_of(old)
+    with pytest.raises(MatFileError, match=rf"^line {number}: {message}"):
+        read_mat(corrupt(number, new))
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ("1) x", "; y"),
+        ("a : 3", "Game 2"),
+        (" lead", "trail "),
+        ("Wins 1 point", 'q"uote"]'),
+        ("12", "0 point match"),
+        ("名前", "ünï cödé"),
+    ],
+)
+def test_names_that_look_like_record_lines_read_back(names):
+    match = bot_match(MatchSettings(length=3), 1)
+    match.names = names
+    text = format_mat(match)
+    loaded = read_mat(text).match
+    assert loaded.names == names and format_mat(loaded) == text
+
+
+@pytest.mark.parametrize(
+    "name", ["a\nb", "a\tb", "a\rb", "x\u2028y", "x\x85y", "x\ud800", "", "  "]
+)
+def test_names_a_record_cannot_hold_are_refused(name):
+    with pytest.raises(FormatError, match="player name"):
+        check_name(name)
+    match = Match(names=(name, "b"))
+    with pytest.raises(FormatError, match="player name"):
+        format_mat(match)

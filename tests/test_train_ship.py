@@ -63,3 +63,28 @@ def test_ship_errors_are_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit):
         ship.main([str(tmp_path), "--against", "heuristic:40:7"])
     assert "plies must be 0-3" in capsys.readouterr().err
+
+
+def test_ship_a_phase_set_with_its_race_net(tmp_path, tiny_config):
+    from tdgammon.engine.evaluation.evaluator import load_evaluator
+    from tdgammon.models.network import build_network, get_preset, save_model
+
+    run_dir = _tiny_run(tmp_path, tiny_config, "tiny", "standard")
+    race_file = tmp_path / "race.pt"
+    tiny = get_preset("tiny")
+    save_model(race_file, tiny, build_network(tiny, seed=9), {"variant": "standard"})
+    out = tmp_path / "models"
+    out.mkdir()
+    path = ship.ship(
+        run_dir,
+        "best",
+        [("pubeval", 2, 0)],
+        out,
+        echo=lambda _: None,
+        weights=run_dir / "best.pt",
+        race=race_file,
+    )
+    assert (out / "tdgammon-tiny-race.pt").is_file()
+    assert load_model(path)[2]["race_model"] == "tdgammon-tiny-race.pt"
+    assert load_evaluator(path).race is not None
+    assert "| Phase nets | races" in (out / "tdgammon-tiny.md").read_text()

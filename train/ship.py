@@ -4,12 +4,16 @@
     python -m tdgammon.train.ship runs/dutch       # a variant: 2,000 vs random, 4,000 heuristic
     python -m tdgammon.train.ship runs/acey-deucey --against random:2000 --against heuristic:2000
 
-Takes ``RUN/best.pt`` (``--source checkpoint`` for the latest weights) and
-writes ``models/tdgammon-<preset>.pt`` (standard) or ``models/tdgammon-<variant>.pt``
-with its card ``.md`` next to it. Each figure is measured exactly as
-``tdgammon bench strength`` measures it (``tdgammon.train.evaluate.strength``: same
-agents, one torch thread), with a dice seed that training evaluations never
-use, so picking the best checkpoint on those evaluations does not bias the
+Takes ``RUN/best.pt`` (``--source checkpoint`` for the latest weights, or
+``--weights FILE``: a model file made from that run, e.g. by ``tdgammon
+refine``) and writes ``models/tdgammon-<preset>.pt`` (standard) or
+``models/tdgammon-<variant>.pt`` with its card ``.md`` next to it. ``--race
+FILE`` ships a race net with it (phase networks: ``models/<name>-race.pt``,
+named in the card as ``race_model``), and every figure is measured on the set.
+Each figure is measured exactly as ``tdgammon bench strength`` measures it
+(``tdgammon.train.evaluate.strength``: same agents, one torch thread), with a
+dice seed that training evaluations never use, so picking the best checkpoint
+on those evaluations does not bias the
 figures; the card gives the command that reproduces each one.
 """
 
@@ -86,7 +90,7 @@ CARD = """# Model card: {name}
 | Games played | {games:,} self-play games ({steps:,} gradient steps) |
 | Wall time | {minutes:.1f} min self-play + updates ({wall_note}) |
 | Weights | `{source}` ({weights_note}) |
-| Code | git commit `{commit}` |
+{extra_rows}| Code | git commit `{commit}` |
 | Shipped | {date} |
 
 {history}## Strength
@@ -180,11 +184,14 @@ def ship(
     out_dir: Path = Path("models"),
     note: str = "",
     echo=print,
+    weights: Path | None = None,
+    race: Path | None = None,
 ) -> Path:
     """Write ``out_dir/tdgammon-<name>.pt`` and its card from run folder ``run``;
     returns the model path. ``opponents``: (opponent, games, model plies), default
-    by variant."""
-    source = run / ("best.pt" if source_kind == "best" else "checkpoint.pt")
+    by variant. weights: the model file to ship instead of the run's own (module
+    docstring); race: a race net shipped beside it."""
+    source = weights or run / ("best.pt" if source_kind == "best" else "checkpoint.pt")
     preset, network, card = load_model(source)
     checkpoint = load_checkpoint(run / "checkpoint.pt")
     config = card.get("config", checkpoint["config"])
@@ -194,6 +201,18 @@ def ship(
         opponents = list(DEFAULT_OPPONENTS.get(variant, VARIANT_OPPONENTS))
     path = out_dir / f"{name}.pt"
     ship_card = dict(card, variant=variant, source=source.as_posix(), eval_seed=SHIP_SEED)
+    ship_card.pop("race_model", None)
+    extra_rows = _refine_row(card)
+    if race is not None:
+        race_preset, race_network, race_card = load_model(race)
+        race_name = f"{name}-race.pt"
+        save_model(out_dir / race_name, race_preset, race_network, race_card)
+        ship_card["race_model"] = race_name
+        extra_rows += (
+            f"| Phase nets | races (no contact, `tdgammon.engine.rules.board.has_contact`): "
+            f"`models/{race_name}` (`{race_preset.name}`, from `{race.as_posix()}`"
+            f"{_refine_phrase(race_card)}) |\n"
+        )
     save_model(path, preset, network, ship_card)
 
     results = {}
@@ -251,7 +270,8 @@ def ship(
         minutes=card.get("train_seconds", 0.0) / 60,
         wall_note=WALL_NOTE,
         source=source.as_posix(),
-        weights_note=weights_note,
+        weights_note=weights_note if weights is None else "a model file made from the run",
+        extra_rows=extra_rows,
         commit=card.get("git_commit", "unknown"),
         date=datetime.date.today().isoformat(),
         history=f"## Training history\n\n{note}\n\n" if note else "",
@@ -271,6 +291,32 @@ def ship(
     return path
 
 
+def _refine_phrase(card: dict) -> str:
+    """``, refined: ...`` for a model made by ``tdgammon refine``, else empty."""
+    report = card.get("refine")
+    if not isinstance(report, dict):
+        return ""
+    settings = report.get("settings", {})
+    label = (
+        f"{settings.get('rollout_trials')}-trial rollouts"
+        if settings.get("rollout_trials")
+        else f"{settings.get('plies')}-ply values"
+    )
+    return (
+        f"; refined by `tdgammon refine`: fitted to {label} of {report.get('positions', 0):,} "
+        f"{'race ' if settings.get('phase') == 'race' else ''}positions, "
+        f"{report.get('seconds', 0) / 60:.0f} min"
+    )
+
+
+def _refine_row(card: dict) -> str:
+    """The card's table row for a refined model (``tdgammon refine``), or empty."""
+    phrase = _refine_phrase(card)
+    if not phrase:
+        return ""
+    return f"| Refinement | from `{card.get('refined_from')}`{phrase} |\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="training run folder (tdgammon train's run_dir)")
@@ -284,11 +330,23 @@ def main(argv: list[str] | None = None) -> int:
         "(repeatable; default: pubeval:10000 for standard, random:2000 and heuristic:4000 "
         "for variants)",
     )
+    parser.add_argument(
+        "--weights", type=Path, default=None, help="ship this model file made from the run"
+    )
+    parser.add_argument("--race", type=Path, default=None, help="a race net to ship beside it")
     parser.add_argument("--out-dir", type=Path, default=Path("models"))
     parser.add_argument("--note", default="", help="training history for the card")
     args = parser.parse_args(argv)
     try:
-        ship(args.run, args.source, args.against, args.out_dir, args.note)
+        ship(
+            args.run,
+            args.source,
+            args.against,
+            args.out_dir,
+            args.note,
+            weights=args.weights,
+            race=args.race,
+        )
     except (ModelFileError, FileNotFoundError) as error:
         print(f"tdgammon.train.ship: {error}", file=sys.stderr)
         return 2

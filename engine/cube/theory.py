@@ -198,23 +198,36 @@ def _first_crossing(values: np.ndarray, lo: float = 0.0, hi: float = 1.0) -> flo
     return float(_GRID[i - 1] + (_GRID[i] - _GRID[i - 1]) * (-a) / (b - a))
 
 
-def _money_curves(probabilities, owner: str, x: float, jacoby: bool) -> tuple[_Curves, dict]:
+def doubles_left(cube_value: int, max_cube: int) -> int:
+    """How many more doublings the cube limit allows from ``cube_value`` (docs/rules.md 5,
+    "Cube limit: a maximum cube value"): 0 when the cube is dead at the limit."""
+    return max(0, (int(max_cube) // int(cube_value)).bit_length() - 1)
+
+
+def _money_curves(
+    probabilities, owner: str, x: float, jacoby: bool, room: int
+) -> tuple[_Curves, dict]:
+    """ND and DT curves; ``room``: ``doubles_left`` at the current cube. A side's
+    knee exists only where it may double: none at the limit (a dead cube, where
+    the live line is the cubeless one), and the taker's redouble after a
+    double only with room for two more doublings."""
     w, big_l = average_win_loss(probabilities)
     tpl = (big_l - 0.5) / (w + big_l + 0.5)  # the mover's own live take point
     cpl = (big_l + 1.0) / (w + big_l + 0.5)  # the mover's live cash point
     jacoby_centred = jacoby and owner == CUBE_CENTRED
     lose_end, win_end = (-1.0, 1.0) if jacoby_centred else (-big_l, w)
     knees = []
-    if owner in (CUBE_CENTRED, CUBE_OPPONENT):
+    if room >= 1 and owner in (CUBE_CENTRED, CUBE_OPPONENT):
         knees.append((tpl, -1.0))
-    if owner in (CUBE_CENTRED, CUBE_MOVER):
+    if room >= 1 and owner in (CUBE_CENTRED, CUBE_MOVER):
         knees.append((cpl, 1.0))
+    redouble = [(tpl, -2.0)] if room >= 2 else []
     curves = _Curves(
         x,
         (lose_end, win_end),
         _polyline(lose_end, knees, win_end),
         (-2 * big_l, 2 * w),
-        _polyline(-2 * big_l, [(tpl, -2.0)], 2 * w),
+        _polyline(-2 * big_l, redouble, 2 * w),
         1.0,
     )
     return curves, {"W": w, "L": big_l}
@@ -322,15 +335,15 @@ class CubeDecision:
 
     @property
     def differences(self) -> dict[str, float]:
-        """Each option's value minus the proper cubeful value max(ND, min(DT, DP)).
+        """Each option's value minus the cubeful equity: max(ND, min(DT, DP)) where
+        the mover may double, ND where he may not (the cube is not his, or dead).
 
         0 for the proper action; DP (or DT) may be positive when the taker's
-        right answer denies the doubler that value."""
-        best = max(self.no_double, min(self.double_take, self.double_pass))
+        right answer denies the doubler that value, or the double is not allowed."""
         return {
-            "no_double": self.no_double - best,
-            "double_take": self.double_take - best,
-            "double_pass": self.double_pass - best,
+            "no_double": self.no_double - self.cubeful_equity,
+            "double_take": self.double_take - self.cubeful_equity,
+            "double_pass": self.double_pass - self.cubeful_equity,
         }
 
     def to_json(self) -> dict:
@@ -495,14 +508,15 @@ def _window(curves: _Curves, x: float) -> dict:
 def _money_decision(p, position: Position, kind: str, x: float) -> CubeDecision:
     owner = position.cube_owner
     jacoby = bool(position.jacoby)
-    curves, info = _money_curves(p, owner, x, jacoby)
+    room = doubles_left(position.cube_value, position.max_cube)
+    curves, info = _money_curves(p, owner, x, jacoby, room)
     w, big_l = info["W"], info["L"]
     nd = float(curves.nd(p[0]))
     dt = float(curves.dt(p[0]))
     dp = 1.0
-    available = owner in (CUBE_CENTRED, CUBE_MOVER) and 2 * position.cube_value <= position.max_cube
+    available = owner in (CUBE_CENTRED, CUBE_MOVER) and room >= 1
     # docs/rules.md 5: a beaver needs four times the stake within the limit, a raccoon eight.
-    keep = 2.0 * float(_money_curves(p, CUBE_MOVER, x, jacoby)[0].nd(p[0]))
+    keep = 2.0 * float(_money_curves(p, CUBE_MOVER, x, jacoby, room - 1)[0].nd(p[0]))
     beaver = bool(position.beavers) and 4 * position.cube_value <= position.max_cube
     raccoon = beaver and bool(position.raccoons) and 8 * position.cube_value <= position.max_cube
     reason = ""

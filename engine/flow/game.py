@@ -11,7 +11,7 @@ checkers by (from, to) pairs in ``tdgammon.engine.flow.checker_moves``.
 =============  ==============================  =====================================
 phase          who acts (``decider``)          allowed actions
 =============  ==============================  =====================================
-OPENING        both players                    ``opening_roll``
+OPENING        both players                    ``opening_roll``, ``offer_resignation``
 TO_ROLL        the player on turn              ``roll``, ``double``, ``offer_resignation``
 DOUBLED        the doubled player              ``take``, ``drop``, ``beaver``
 BEAVERED       the doubler                     ``take``, ``drop``, ``raccoon``
@@ -55,7 +55,15 @@ Decisions where docs/rules.md is silent (GNU Backgammon's behaviour where it has
 - Resignations: either player (by default the one on turn) may offer to resign a single game, a
   gammon or a backgammon before or after rolling; the opponent accepts (the
   game ends, worth that many times the cube, Jacoby applied) or rejects (play
-  goes on where it was).
+  goes on where it was). Before the opening roll (phase OPENING) nobody is on
+  turn, so the resigner's seat must be given: that is how a ``.mat`` record of
+  a game resigned before its first move is read back (the format writes a roll
+  only with its move, so the opening roll is not in the record).
+- One double a turn: docs/rules.md 5, "A double is offered only at the start of
+  one's own turn, before rolling". A double answered by a beaver and a raccoon
+  leaves the cube with the doubler, on his turn, still before his roll; the
+  start of his turn has passed with his double, so he must roll
+  (``double_refusal``).
 - Variants (docs/rules.md 7, ``GameSettings.variant``): the start position, the
   number of checkers that ends the game (Hypergammon 3) and the scoring come
   from ``tdgammon.engine.rules.variants``. Acey-Deucey has no cube: a double is refused with
@@ -255,9 +263,25 @@ class Game:
             return (
                 f"the cube is owned by {_seat_name(self.cube_owner)}: only its owner may redouble"
             )
+        if self._doubled_this_turn():
+            # docs/rules.md 5: "A double is offered only at the start of one's own
+            # turn, before rolling" (after a raccoon the doubler holds the cube)
+            return (
+                f"{_seat_name(self.turn)} has doubled this turn already: a double is offered "
+                "only at the start of one's own turn (docs/rules.md 5); roll"
+            )
         if self.cube_value * 2 > self.settings.max_cube:
             return f"the cube is at its limit of {self.settings.max_cube}"
         return None
+
+    def _doubled_this_turn(self) -> bool:
+        """The player on turn has offered a double since the last play."""
+        for action in reversed(self.history):
+            if action.kind == ACT_MOVE:
+                return False
+            if action.kind == ACT_DOUBLE:
+                return True
+        return False
 
     @property
     def may_double(self) -> bool:
@@ -644,10 +668,13 @@ class Game:
 
     def offer_resignation(self, kind: int = SINGLE, seat: int | None = None) -> None:
         """``seat`` (default: the player on turn) offers to resign a single game (1),
-        gammon (2) or backgammon (3). Allowed before or after rolling."""
-        self._require_phase((TO_ROLL, TO_MOVE), "offer a resignation")
+        gammon (2) or backgammon (3). Allowed before or after rolling, and before
+        the opening roll with the resigner's ``seat`` given."""
+        self._require_phase((OPENING, TO_ROLL, TO_MOVE), "offer a resignation")
         if seat is not None and seat not in (0, 1):
             raise RuleError(f"seat must be 0 or 1, got {seat!r}")
+        if seat is None and self.phase == OPENING:
+            raise RuleError("before the opening roll nobody is on turn: say who resigns (seat)")
         resigner = self.turn if seat is None else seat
         if self.variant.scoring == SCORING_CHECKERS_LEFT:
             most = self.variant.checkers
@@ -765,10 +792,11 @@ class Game:
             assert self.stake == 1
         played = sum(1 for a in self.history if a.kind == ACT_MOVE and sorted(a.dice) == [1, 2])
         assert played <= self.one_two_rolls <= played + 1 or not self.settings.acey_deucey_stakes
-        if self.phase == OPENING:
-            assert self.turn is None and self.dice is None
+        if self.turn is None:  # before the opening roll, or resigned then
+            assert self.dice is None and self.phase in (OPENING, RESIGNING, OVER)
+            assert all(a.kind in (ACT_RESIGN, ACT_REJECT, ACT_ACCEPT) for a in self.history)
         else:
-            assert self.turn in (0, 1)
+            assert self.phase != OPENING and self.turn in (0, 1)
         if self.phase == TO_MOVE:
             assert self.dice is not None and all(1 <= d <= 6 for d in self.dice)
         over = int(winner(self.board, self.variant.checkers)) != 0

@@ -48,13 +48,33 @@ Decisions:
   third double) is written in the doubler's column after the beaver, then the
   beaverer's ``Takes`` or ``Drops`` (``Wins 4 points`` for the doubler);
   ``; [Raccoon "On"]`` and ``; [AutoDoubles "N"]`` (our tags) carry those
-  options. Automatic doubles themselves are not recorded. Reading also takes
-  GNU Backgammon's ``Doubles`` for a beaver (by the doubled player while the
-  double waits) and for a raccoon (by the beavered doubler), and the doubler's
-  roll straight after a beaver or raccoon (as tdgammon wrote them before they
-  could be refused) as the beaver or raccoon accepted.
+  options. Reading also takes GNU Backgammon's ``Doubles`` for a beaver (by
+  the doubled player while the double waits) and for a raccoon (by the
+  beavered doubler), and the doubler's roll straight after a beaver or raccoon
+  (as tdgammon wrote them before they could be refused) as the beaver or
+  raccoon accepted.
+- Automatic doubles (docs/rules.md 1: "Each tie on the opening roll doubles
+  the cube (still centred) before the re-roll"; money play) are written as
+  cube actions, ``Doubles => 2``, ``Doubles => 4``, ..., one a numbered line in
+  the left column, before the game's first roll; reading a ``Doubles`` before
+  the opening roll replays a tie that doubled the cube (the tie's dice are not
+  recorded) and refuses one the settings do not allow.
+- A game resigned before its first move has no numbered line (the format
+  writes a roll only with its move, so the opening roll is not recorded): its
+  ``Wins`` is read as the loser's resignation before the opening roll.
 - Dice are written larger first. A game in progress (e.g. saved on Ctrl-C) is
-  written without ``Wins`` and read back in progress.
+  written without ``Wins`` and ends with the comment line ``; game in
+  progress`` (``IN_PROGRESS``); it is read back in progress. A last game with
+  neither a result nor that line is a file cut short (truncated, e.g. by a full
+  disk): a ``MatFileError`` naming the last line. Earlier files of a game in
+  progress load again once that line is added at their end.
+- Player names must be printable text on one line (``check_name``); the score
+  line under ``Game N`` is read with the names of the ``Player`` tags, so any
+  such name (``:``, digits, a leading ``;``) reads back. Numbers are at most
+  ``MAX_DIGITS`` digits.
+- Writing is ``format_mat``; the interfaces write its text to a file through
+  ``tdgammon.models.atomic`` (a temporary file in the same folder, then a
+  rename), so a failed save leaves the previous file whole.
 - A file written and read back gives the same text when written again
   (``format_mat(read_mat(text).match, headers) == text``).
 - Variants (docs/rules.md 7). GNU Backgammon's .mat export names its variations in
@@ -75,6 +95,7 @@ Decisions:
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,6 +122,12 @@ from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.formats.notation import point_name
 from tdgammon.engine.rules.errors import FormatError, TdgammonError
 from tdgammon.engine.rules.variants import SCORING_CHECKERS_LEFT, get_variant
+
+IN_PROGRESS = "; game in progress"
+"""The last line of a game written before its end: without it a game with no
+result is a truncated file."""
+MAX_DIGITS = 9
+"""Longest number a .mat file may hold (scores, cube values, line numbers)."""
 
 LEFT_WIDTH = 28
 """Characters of the left column (player 1), after the ``NNN) `` prefix."""
@@ -133,7 +160,21 @@ _VARIATION_NAMES = {
 
 
 class MatFileError(FormatError):
-    """A .mat file that cannot be read; the message starts with the line number."""
+    """A .mat file that cannot be read; the message starts with the line number
+    (from ``load_mat``: with the file name before it)."""
+
+
+def check_name(name: str) -> None:
+    """FormatError unless ``name`` can be a player name in a .mat file: not blank,
+    and printable text on one line (no control, format or line-separator characters)."""
+    if not name.strip():
+        raise FormatError("a player name must not be empty")
+    for char in name:
+        kind = unicodedata.category(char)
+        if kind.startswith("C") or kind in ("Zl", "Zp"):
+            raise FormatError(
+                f"a player name must be printable text on one line: {name!r} has {char!r}"
+            )
 
 
 @dataclass
@@ -176,9 +217,27 @@ def _line(number: int, left: str, right: str) -> str:
 
 
 def _game_lines(game: Game, names, number: int, match_won: bool) -> list[str]:
+    """The lines of one game; none for a game with nothing to write yet."""
+    automatic = [(f" Doubles => {2**n}", "") for n in range(1, game.auto_doubles_done + 1)]
+    rows = automatic + _action_rows(game)
+    if not rows and game.result is None:
+        return []
     s0, s1 = game.settings.scores
     head = f"{names[0]} : {s0}"
     lines = [f" Game {number}", f" {head:<33}  {names[1]} : {s1}".rstrip()]
+    for index, (left, right) in enumerate(rows, 1):
+        lines.append(_line(index, left, right))
+    if game.result is None:
+        lines.append(IN_PROGRESS)
+    else:
+        wins = _wins_text(game.result.points, match_won)
+        pad = " " * 5 + ("" if game.result.winner == 0 else " " * LEFT_WIDTH)
+        lines.append(pad + wins)
+    return lines
+
+
+def _action_rows(game: Game) -> list[tuple[str, str]]:
+    """(left, right) cells of the game's history, a numbered line each."""
     cells: list[list[str]] = []
     board0 = game.variant.starting_board()  # seat 0's view
     for action in game.history:
@@ -204,13 +263,7 @@ def _game_lines(game: Game, names, number: int, match_won: bool) -> list[str]:
         if not cells or cells[-1][1] or (action.seat == 0 and cells[-1][0]):
             cells.append(["", ""])
         cells[-1][action.seat] = text
-    for index, (left, right) in enumerate(cells, 1):
-        lines.append(_line(index, left, right))
-    if game.result is not None:
-        wins = _wins_text(game.result.points, match_won)
-        pad = " " * 5 + ("" if game.result.winner == 0 else " " * LEFT_WIDTH)
-        lines.append(pad + wins)
-    return lines
+    return [(left, right) for left, right in cells]
 
 
 def _flip(board: np.ndarray) -> np.ndarray:
@@ -243,11 +296,14 @@ def _settings_tags(settings: MatchSettings) -> dict[str, str]:
 
 
 def format_mat(match: Match, headers: dict[str, str] | None = None) -> str:
-    """The .mat text of ``match`` (games not yet started are left out).
+    """The .mat text of ``match`` (games with nothing recorded yet are left out).
 
     headers: extra ``; [Key "Value"]`` tags (e.g. Site, EventDate), written
     after the players and rules tags, which always come from the match.
+    FormatError for a player name the format cannot hold (``check_name``).
     """
+    for name in match.names:
+        check_name(name)
     tags = {"Player 1": match.names[0], "Player 2": match.names[1]}
     tags.update(_settings_tags(match.settings))
     for key, value in (headers or {}).items():
@@ -256,18 +312,12 @@ def format_mat(match: Match, headers: dict[str, str] | None = None) -> str:
     lines = [f'; [{key} "{value}"]' for key, value in tags.items()]
     lines += ["", f" {match.settings.length} point match", ""]
     for number, game in enumerate(match.games, 1):
-        if game.phase == OPENING and not game.history:
-            continue
         last = number == len(match.games)
         match_won = last and match.winner is not None
-        lines += _game_lines(game, match.names, number, match_won)
-        lines.append("")
+        block = _game_lines(game, match.names, number, match_won)
+        if block:
+            lines += block + [""]
     return "\n".join(lines) + "\n"
-
-
-def write_mat(match: Match, path: str | Path, headers: dict[str, str] | None = None) -> None:
-    """Write ``format_mat(match, headers)`` to ``path`` (UTF-8)."""
-    Path(path).write_text(format_mat(match, headers), encoding="utf-8")
 
 
 # ------------------------------------------------------------------ reading
@@ -275,7 +325,9 @@ def write_mat(match: Match, path: str | Path, headers: dict[str, str] | None = N
 _TAG_RE = re.compile(r'^;\s*\[\s*([^\]"]+?)\s+"(.*)"\s*\]\s*$')
 _LENGTH_RE = re.compile(r"^(\d+)\s+point\s+match$", re.IGNORECASE)
 _GAME_RE = re.compile(r"^Game\s+(\d+)$", re.IGNORECASE)
-_SCORE_RE = re.compile(r"^(.+?)\s*:\s*(\d+)\s+(.+?)\s*:\s*(\d+)$")
+_SCORE_RE = re.compile(
+    r"^(?P<name0>.+?)\s*:\s*(?P<score0>\d+)\s+(?P<name1>.+?)\s*:\s*(?P<score1>\d+)$"
+)
 _NUMBER_RE = re.compile(r"^\s*(\d+)\)")
 _ENTRY_START_RE = re.compile(
     r"(?<!\S)(?:[1-6][1-6]:|Doubles\b|Takes\b|Drops\b|Passes\b|Beavers\b|Raccoons\b|Wins\b)",
@@ -284,6 +336,30 @@ _ENTRY_START_RE = re.compile(
 _MOVE_RE = re.compile(r"^([1-6])([1-6]):\s*(.*)$")
 _CUBE_RE = re.compile(r"^(Doubles|Beavers|Raccoons)\s*=>\s*(\d+)$", re.IGNORECASE)
 _WINS_RE = re.compile(r"^Wins\s+(\d+)\s+points?(\s+and\s+the\s+match)?$", re.IGNORECASE)
+_IN_PROGRESS_RE = re.compile(r"^;\s*game\s+in\s+progress$", re.IGNORECASE)
+
+
+def _names_score_re(names: tuple[str, str]) -> re.Pattern:
+    """The score line of a game with these player names (the ``Player`` tags)."""
+    first, second = (re.escape(name) for name in names)
+    return re.compile(
+        rf"^\s*(?P<name0>{first})\s*:\s*(?P<score0>\d+)\s+(?P<name1>{second})\s*:\s*"
+        r"(?P<score1>\d+)$"
+    )
+
+
+def _integer(text: str, line: int, what: str) -> int:
+    """``text`` as a whole number of at most ``MAX_DIGITS`` digits, else MatFileError."""
+    digits = text.strip()
+    if len(digits) > MAX_DIGITS:
+        raise MatFileError(
+            f"line {line}: {what} {digits[:MAX_DIGITS]}... is too large "
+            f"(more than {MAX_DIGITS} digits)"
+        )
+    try:
+        return int(digits)
+    except ValueError:
+        raise MatFileError(f"line {line}: {what} must be a whole number, got {text!r}") from None
 
 
 def _on_off(value: str, tag: str, line: int) -> bool:
@@ -311,13 +387,8 @@ def _settings_from(headers: dict[str, tuple[str, int]], length: int) -> MatchSet
     if variant is None:
         known = ", ".join(sorted(set(VARIATION_TAGS.values()) | {"Standard"}))
         raise MatFileError(f"line {vline}: unknown [Variation] {variation!r}: use one of {known}")
-    try:
-        max_cube = int(limit)
-        auto_doubles = int(auto)
-    except ValueError:
-        raise MatFileError(
-            f"line {lline or aline}: CubeLimit and AutoDoubles must be whole numbers"
-        ) from None
+    max_cube = _integer(limit, lline, "[CubeLimit]")
+    auto_doubles = _integer(auto, aline, "[AutoDoubles]")
     money = length == 0
     settings = MatchSettings(
         length=length,
@@ -356,50 +427,81 @@ class _Reader:
         self.expect_number = 1
         self.game_started = False
         self.names: tuple[str, str] | None = None
+        self.names_score_re: re.Pattern | None = None
+        self.last = (0, "")  # the last line with text: number, text
 
     def error(self, message: str) -> MatFileError:
         return MatFileError(f"line {self.line}: {message}")
 
+    def integer(self, text: str, what: str) -> int:
+        return _integer(text, self.line, what)
+
     def run(self) -> LoadedMatch:
-        length = None
         for index, raw in enumerate(self.lines, 1):
             self.line = index
             line = raw.expandtabs(8).rstrip()
             stripped = line.strip()
             if not stripped:
                 continue
-            if stripped.startswith(";"):
+            self.last = (index, stripped)
+            if stripped.startswith(";") and not self.named_scores(line):
                 tag = _TAG_RE.match(stripped)
                 if tag:
                     self.headers[tag.group(1).strip()] = (tag.group(2), index)
-                continue
-            if length is None:
-                m = _LENGTH_RE.match(stripped)
-                if not m:
-                    raise self.error(
-                        f"expected the match length ('7 point match') first, got {stripped!r}"
-                    )
-                length = int(m.group(1))
-                settings = _settings_from(self.headers, length)
-                names = (
-                    self.headers.get("Player 1", ("player 1", 0))[0],
-                    self.headers.get("Player 2", ("player 2", 0))[0],
-                )
-                self.match = Match(settings, names=names, seed=0)
-                continue
-            self.read_line(line, stripped)
+            elif self.match is None:
+                self.start_match(stripped)
+            else:
+                self.read_line(line, stripped)
         if self.match is None:
             self.line = len(self.lines)
             raise self.error("no match length line ('7 point match'): is this a .mat file?")
+        self.check_complete()
         headers = {key: value for key, (value, _) in self.headers.items()}
         return LoadedMatch(self.match, headers)
 
+    def start_match(self, stripped: str) -> None:
+        """The match length line: the settings come from the tags read before it."""
+        m = _LENGTH_RE.match(stripped)
+        if not m:
+            raise self.error(f"expected the match length ('7 point match') first, got {stripped!r}")
+        settings = _settings_from(self.headers, self.integer(m.group(1), "the match length"))
+        names = (
+            self.headers.get("Player 1", ("player 1", 0))[0],
+            self.headers.get("Player 2", ("player 2", 0))[0],
+        )
+        if "Player 1" in self.headers and "Player 2" in self.headers:
+            self.names_score_re = _names_score_re(names)
+        self.match = Match(settings, names=names, seed=0)
+
+    def check_complete(self) -> None:
+        """A last game with no result must end with ``IN_PROGRESS``, or the file is cut short."""
+        if not self.game_started or self.match.game.is_over:
+            return
+        self.line, text = self.last
+        if not _IN_PROGRESS_RE.match(text):
+            raise self.error(
+                f"game {len(self.match.games)} has no result ('Wins N points') and does not "
+                f"end with {IN_PROGRESS!r} (the mark of a game saved in progress): "
+                "the file is cut short (truncated)"
+            )
+
     # ---------------------------------------------------------------- lines
 
+    def named_scores(self, line: str) -> re.Match | None:
+        """The score line due after ``Game N``, read with the ``Player`` tag names
+        (which may hold anything the generic score pattern would misread)."""
+        if self.names_score_re is None or not self.game_started or self.expect_number:
+            return None
+        return self.names_score_re.match(line)
+
     def read_line(self, line: str, stripped: str) -> None:
+        named = self.named_scores(line)
+        if named:
+            self.read_scores(named)
+            return
         game_header = _GAME_RE.match(stripped)
         if game_header:
-            self.start_game(int(game_header.group(1)))
+            self.start_game(self.integer(game_header.group(1), "the game number"))
             return
         numbered = _NUMBER_RE.match(line)
         if numbered:
@@ -436,8 +538,11 @@ class _Reader:
         return not self.game_started and len(self.match.games) == 1
 
     def read_scores(self, score: re.Match) -> None:
-        names = (score.group(1).strip(), score.group(3).strip())
-        scores = (int(score.group(2)), int(score.group(4)))
+        names = (score.group("name0").strip(), score.group("name1").strip())
+        scores = (
+            self.integer(score.group("score0"), "a score"),
+            self.integer(score.group("score1"), "a score"),
+        )
         if self.names is None:
             self.names = names
             if "Player 1" not in self.headers:
@@ -454,7 +559,7 @@ class _Reader:
     def read_numbered(self, line: str, numbered: re.Match) -> None:
         if not self.game_started or self.expect_number == 0:
             raise self.error("a numbered move line before 'Game N' and its score line")
-        number = int(numbered.group(1))
+        number = self.integer(numbered.group(1), "the move number")
         if number != self.expect_number:
             raise self.error(f"expected move number {self.expect_number}, got {number})")
         self.expect_number += 1
@@ -508,7 +613,10 @@ class _Reader:
             return
         cube = _CUBE_RE.match(text)
         if cube:
-            what, value = cube.group(1).lower(), int(cube.group(2))
+            what, value = cube.group(1).lower(), self.integer(cube.group(2), "the cube")
+            if what == "doubles" and game.phase == OPENING:
+                self.automatic_double(game, value)
+                return
             if what == "doubles" and game.phase in (DOUBLED, BEAVERED):
                 # GNU Backgammon writes a beaver, and a raccoon, as one more double
                 what = "beavers" if game.phase == DOUBLED else "raccoons"
@@ -533,11 +641,24 @@ class _Reader:
         else:
             raise self.error(f"not an action: {text!r}")
 
+    def automatic_double(self, game: Game, value: int) -> None:
+        """``Doubles => N`` before the opening roll: a tie that doubled the cube."""
+        expected = 2 * game.cube_value
+        if value != expected:
+            raise self.error(f"an automatic double takes the cube to {expected}, not {value}")
+        _opening_tie(game)
+        if game.cube_value != expected:
+            s = game.settings
+            raise self.error(
+                f"no automatic double to {value} here: [AutoDoubles] allows {s.auto_doubles} "
+                f"(money play only), the cube limit is {s.max_cube}"
+            )
+
     def read_wins(self, wins: re.Match, column_seat: int) -> None:
         if not self.game_started:
             raise self.error("'Wins' before any game")
         game = self.match.game
-        points = int(wins.group(1))
+        points = self.integer(wins.group(1), "the points won")
         if game.phase == OVER:
             result = game.result
             if result.points != points:
@@ -548,8 +669,6 @@ class _Reader:
             return
         if game.phase in (DOUBLED, BEAVERED, RACCOONED):
             raise self.error("'Wins' while a double waits for an answer")
-        if game.phase == OPENING:
-            raise self.error("'Wins' before any move of the game")
         winner = column_seat
         kind, remainder = divmod(points, game.cube_value * game.stake)
         if game.variant.scoring == SCORING_CHECKERS_LEFT:
@@ -579,16 +698,19 @@ def read_mat(text: str) -> LoadedMatch:
 
 
 def load_mat(path: str | Path) -> LoadedMatch:
-    """Read a .mat file (UTF-8, Latin-1 accepted)."""
+    """Read a .mat file (UTF-8, Latin-1 accepted); errors name the file, then the line."""
     try:
         data = Path(path).read_bytes()
     except OSError as error:
-        raise MatFileError(f"line 0: cannot read {path}: {error.strerror}") from None
+        raise MatFileError(f"{path}: line 0: cannot read the file: {error.strerror}") from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-    return read_mat(text)
+    try:
+        return read_mat(text)
+    except MatFileError as error:
+        raise MatFileError(f"{path}: {error}") from None
 
 
 def position_ids(match: Match) -> list[dict]:
@@ -607,6 +729,8 @@ def position_ids(match: Match) -> list[dict]:
         if number > 1:
             replay.next_game()
         target = replay.game
+        for _ in range(game.auto_doubles_done):
+            _opening_tie(target)
         for action in game.history:
             if target.phase == OPENING and action.kind == ACT_MOVE:
                 high, low = max(action.dice), min(action.dice)
@@ -629,6 +753,12 @@ def position_ids(match: Match) -> list[dict]:
             )
             _replay(target, action)
     return out
+
+
+def _opening_tie(game: Game) -> None:
+    """docs/rules.md 1: a tie on the opening roll (an automatic double where the
+    settings allow one); which tie is not recorded."""
+    game.opening_roll((1, 1))
 
 
 def _replay(game: Game, action) -> None:
@@ -654,11 +784,12 @@ def _replay(game: Game, action) -> None:
 
 
 __all__ = [
+    "IN_PROGRESS",
     "LoadedMatch",
     "MatFileError",
+    "check_name",
     "format_mat",
     "load_mat",
     "position_ids",
     "read_mat",
-    "write_mat",
 ]

@@ -24,6 +24,20 @@ def _is_human(spec: str) -> bool:
     return spec.strip().lower() == HUMAN
 
 
+def _check_texts(args: argparse.Namespace, options: tuple[str, ...]) -> None:
+    """Player names and specs of ``options`` (argparse dests) must be printable text on
+    one line: a .mat file holds the names (``tdgammon.engine.flow.matfile.check_name``)."""
+    from tdgammon.engine.flow.matfile import check_name
+
+    for dest in options:
+        value = getattr(args, dest)
+        if value is not None:
+            try:
+                check_name(value)
+            except FormatError as error:
+                raise FormatError(f"--{dest.replace('_', '-')}: {error}") from None
+
+
 def _settings(args: argparse.Namespace, max_games: int = 0):
     from tdgammon.engine.evaluation.search import check_plies
     from tdgammon.engine.flow.match import MatchSettings
@@ -100,13 +114,15 @@ def _add_rules(parser: argparse.ArgumentParser) -> None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from tdgammon.engine.flow.match import Match
-    from tdgammon.engine.interfaces.terminal import HumanAgent, TerminalSession
+    from tdgammon.engine.interfaces.terminal import HumanAgent, TerminalSession, check_save_path
+    from tdgammon.engine.players.cube_actions import check_match_length
     from tdgammon.engine.players.factory import make_agent
 
     if args.games < 0:
         raise FormatError(f"--games must be 0 or more, got {args.games}")
-    if args.save and not args.save.lower().endswith(".mat"):
-        raise FormatError(f"--save must name a .mat file, got {args.save!r}")
+    _check_texts(args, ("name", "opponent_name", "opponent"))
+    if args.save is not None:
+        check_save_path(args.save)  # before playing: a game is never lost at the end
     settings = _settings(args, max_games=0 if args.length else max(args.games, 1))
     me = HumanAgent(args.name)
     if _is_human(args.opponent):
@@ -116,6 +132,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             args.opponent, variant=settings.variant, plies=args.plies, seed=args.seed
         )
     players = [me, opponent] if args.seat == 0 else [opponent, me]
+    check_match_length(settings, players)
     names = [p.name for p in players]
     if names[0] == names[1]:
         names[1] = names[1] + " (2)"
@@ -162,11 +179,13 @@ class _Progress:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
+    from tdgammon.engine.players.cube_actions import check_match_length
     from tdgammon.engine.players.duel import play_duel, play_series
     from tdgammon.engine.players.factory import make_agent
 
     if args.games < 1:
         raise FormatError(f"--games must be at least 1, got {args.games}")
+    _check_texts(args, ("a", "b"))
     seed = 0 if args.seed is None else args.seed
     variant = get_variant(args.variant).name
     if _is_human(args.a) or _is_human(args.b):
@@ -176,6 +195,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     if agent_a.name == agent_b.name:
         agent_b.name = agent_b.name + "-b"
     settings = _settings(args)
+    check_match_length(settings, [agent_a, agent_b])
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     # the batched duel knows no stakes: the stakes rule plays through the game rules
     cubeful = settings.length > 0 or args.cube or settings.acey_deucey_stakes

@@ -20,24 +20,40 @@ At each prompt a human may type (case does not matter):
 - ``accept`` / ``reject`` a resignation;
 - ``resign [single|gammon|backgammon]`` (Acey-Deucey: ``resign N``, N
   points), ``board``, ``moves`` (list the legal plays), ``hint``,
-  ``save [FILE]``, ``help``, ``quit``. ``hint`` ranks the plays with the
+  ``save [FILE]`` (FILE as typed, its case kept; it must end in ``.mat``),
+  ``help``, ``quit``. ``hint`` ranks the plays with the
   shipped network (``tdgammon.engine.interfaces.cli_analysis``); when the variant has
   none, or its file cannot be read, it says so and shows pubeval's ranking instead.
 
 A bad line gets a one-line explanation and the same prompt again; the state
-never changes on a refused action. Only ``TdgammonError`` (bad input, a refused
+never changes on a refused action. Lines of a byte stream (stdin) are decoded
+as UTF-8 one by one, whatever the locale: a line that is not UTF-8 is one bad
+line; what the output cannot encode (a file name's undecodable bytes) is
+written as backslash escapes. Only ``TdgammonError`` (bad input, a refused
 action, a missing model) is reported that way: any other exception is a bug and
 propagates (after the match is saved), so ``tdgammon play`` ends with the CLI's
 internal-error line (the traceback under ``tdgammon --debug play``). The end of
 input (or Ctrl-C) saves the match (when a file is set) and ends the session. A
 human whose cube is not available rolls automatically, and a roll that cannot be
 played passes automatically, as in GNU Backgammon.
+
+Saving (``write_match``) checks the file first (``check_save_path``: a ``.mat``
+name in a folder that exists and can be written; ``tdgammon play --save`` checks
+it before the first game) and writes through ``tdgammon.models.atomic`` (a
+temporary file in the same folder, then a rename), so a failed save (a full
+disk, a file size limit) leaves the previous file whole. A ``save`` at the
+prompt that fails says why and play goes on; the save at the end that fails is
+a ``TdgammonError`` once the session is over (``tdgammon play`` exits with 2).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -58,7 +74,7 @@ from tdgammon.engine.flow.match import Match
 from tdgammon.engine.formats.notation import format_move
 from tdgammon.engine.formats.parse import format_ids
 from tdgammon.engine.players.cube_actions import bot_step
-from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.engine.rules.errors import FormatError, TdgammonError
 from tdgammon.engine.rules.outcome import BACKGAMMON, GAMMON, RESULT_NAMES, SINGLE
 from tdgammon.engine.rules.variants import SCORING_CHECKERS_LEFT
 
@@ -91,6 +107,51 @@ HELP = """Commands:
   resign [single|gammon|backgammon]       moves     list the legal plays
   board           show the board          hint      best plays (network, else pubeval)
   save [FILE]     save the match (.mat)   quit      save and stop"""
+
+
+def check_save_path(path: str) -> Path:
+    """``path`` as the file to save a match to; FormatError saying why it cannot be:
+    its name must end in ``.mat`` and its folder must exist and take new files."""
+    if not path.lower().endswith(".mat"):
+        raise FormatError(f"a match is saved as a .mat file: the name must end in .mat: {path!r}")
+    target = Path(path)
+    try:
+        if stat.S_ISDIR(os.stat(target).st_mode):
+            raise FormatError(f"cannot save to {path!r}: it is a folder")
+    except FileNotFoundError:
+        pass  # a new file (its folder is checked next)
+    except (OSError, ValueError) as error:  # ValueError: a NUL or an unencodable character
+        raise FormatError(f"cannot save to {path!r}: {_reason(error)}") from None
+    folder = target.parent
+    if not folder.is_dir():
+        raise FormatError(f"cannot save to {path!r}: there is no folder {str(folder)!r}")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise FormatError(
+            f"cannot save to {path!r}: cannot write in {str(folder)!r}: {_reason(error)}"
+        ) from None
+    return target
+
+
+def write_match(match: Match, path: str) -> None:
+    """Save ``match`` to ``path`` as a .mat file, atomically (module docstring);
+    FormatError saying why it could not be saved."""
+    from tdgammon.engine.flow.matfile import format_mat
+    from tdgammon.models.atomic import atomic_write_bytes
+
+    target = check_save_path(path)
+    data = format_mat(match).encode("utf-8")
+    try:
+        atomic_write_bytes(target, data)
+    except (OSError, ValueError) as error:
+        raise FormatError(f"cannot save to {path!r}: {_reason(error)}") from None
+
+
+def _reason(error: Exception) -> str:
+    """The words of an OSError (its strerror), or the message of any other error."""
+    return getattr(error, "strerror", None) or str(error)
 
 
 class HumanAgent:
@@ -133,7 +194,13 @@ class TerminalSession:
     # ------------------------------------------------------------ output
 
     def say(self, text: str) -> None:
-        self.output.write(text + "\n")
+        self._write(text + "\n")
+
+    def _write(self, text: str) -> None:
+        """Write ``text``; characters the output's encoding cannot hold (a file
+        name's undecodable bytes) as backslash escapes, never an error."""
+        encoding = getattr(self.output, "encoding", None) or "utf-8"
+        self.output.write(text.encode(encoding, "backslashreplace").decode(encoding))
         self.output.flush()
 
     def name(self, seat: int) -> str:
@@ -163,25 +230,35 @@ class TerminalSession:
     # ------------------------------------------------------------ loop
 
     def run(self) -> int:
-        """Play until the match ends, the input ends or the human quits; returns 0."""
+        """Play until the match ends, the input ends or the human quits; returns 0.
+
+        The match is saved then (also when a bug ends the session); a save that
+        fails at the end is a TdgammonError after the session.
+        """
         try:
             self._loop()
         except (QuitSession, KeyboardInterrupt):
             self.say("Session stopped.")
-        finally:
-            self.save_match()
+        except Exception:
+            self._save_on_error()
+            raise
+        self.save_match()
         return 0
 
+    def _save_on_error(self) -> None:
+        """Save what can be saved before an error (a bug) ends the session."""
+        try:
+            self.save_match()
+        except TdgammonError as error:
+            self.say(f"  {error}")
+
     def save_match(self, path: str | None = None) -> None:
+        """Save to ``path`` (default: the session's file, if any); TdgammonError if
+        it cannot be saved (the previous file is left whole)."""
         target = path or self.save_path
         if not target:
             return
-        if self._save is None:
-            from tdgammon.engine.flow.matfile import write_mat
-
-            write_mat(self.match, target)
-        else:
-            self._save(self.match, target)
+        (self._save or write_match)(self.match, target)
         self.say(f"Match saved to {target}")
 
     def _loop(self) -> None:
@@ -249,9 +326,9 @@ class TerminalSession:
     # ------------------------------------------------------------ humans
 
     def _read(self, prompt: str) -> str:
-        self.output.write(prompt)
-        self.output.flush()
-        line = self.input.readline()
+        """One line typed at ``prompt`` (QuitSession at the end of input)."""
+        self._write(prompt)
+        line = self._readline()
         if not line:
             self.say("")
             raise QuitSession()
@@ -259,6 +336,19 @@ class TerminalSession:
         if self.input is not sys.stdin or not sys.stdin.isatty():
             self.say(text)  # echo scripted input so transcripts read naturally
         return text
+
+    def _readline(self) -> str:
+        """The next input line. A byte stream's lines are decoded as UTF-8 one by
+        one, whatever the locale: a line that is not UTF-8 text is a bad line
+        (TdgammonError), and the next one is read as usual."""
+        source = getattr(self.input, "buffer", None)
+        if source is None:
+            return self.input.readline()
+        raw = source.readline()
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise TdgammonError(f"that line is not UTF-8 text: {raw.strip()[:40]!r}") from None
 
     def _cube_answer_text(self, game: Game, seat: int, phase: str) -> str:
         """What ``seat`` did in answer to the double, beaver or raccoon of ``phase``."""
@@ -300,9 +390,8 @@ class TerminalSession:
                 self.draw()
             return
         prompt = self._prompt(game, who)
-        line = self._read(prompt)
         try:
-            self._command(game, seat, line)
+            self._command(game, seat, self._read(prompt))
         except TdgammonError as error:
             self.say(f"  {error}")
 
@@ -344,9 +433,10 @@ class TerminalSession:
         elif word == "board":
             self.draw()
         elif word == "save":
-            self.save_match(rest or None)
-            if not (rest or self.save_path):
-                self.say("  no file: give one, e.g. save mygame.mat")
+            typed = line.split(None, 1)[1].strip() if len(words) > 1 else ""
+            if not (typed or self.save_path):
+                raise TdgammonError("no file: give one, e.g. save mygame.mat")
+            self.save_match(typed or None)
         elif word == "hint":
             self.say(self._hint(game))
         elif word == "moves" and game.phase == TO_MOVE:

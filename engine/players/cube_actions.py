@@ -17,7 +17,9 @@ and applies them as actions. Agents without cube methods get the defaults:
   After a raccoon the beaverer is asked ``decide_take`` (beaver stage 2; any
   answer but "drop" accepts).
 - resignations offered to a bot are accepted only when they give the bot the
-  most it could still win on the board (``resignation_is_full``).
+  most it could still win on the board (``resignation_is_full``);
+- a match longer than the match equity table is refused before it starts when
+  a bot takes its cube decisions from the table (``check_match_length``).
 
 Bots play through ``Game.play_row`` (one ``generate_moves`` call per play).
 """
@@ -46,7 +48,7 @@ from tdgammon.engine.flow.game_records import (
     TO_ROLL,
     GameResult,
 )
-from tdgammon.engine.flow.match import Match
+from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.rules.board import MOVER_BAR, MOVER_HAND, MOVER_OFF, OPPONENT_HOME_BOARD
 from tdgammon.engine.rules.errors import RuleError
 from tdgammon.engine.rules.outcome import BACKGAMMON, GAMMON, SINGLE
@@ -65,6 +67,26 @@ def _cube_player(agent):
     from tdgammon.engine.cube.agent import CubeAgent
 
     return CubeAgent(evaluator, name=getattr(agent, "name", None))
+
+
+def check_match_length(settings: MatchSettings, agents: Sequence) -> None:
+    """RuleError, before any game, for a match longer than the match equity table
+    when a bot among ``agents`` makes its cube decisions from it (a ``CubeAgent``,
+    as every network player: docs/cube.md 2); other players need no table."""
+    from tdgammon.engine.cube.agent import CubeAgent
+    from tdgammon.engine.cube.match_equity import load_met
+
+    if not settings.length or not settings.cube or not settings.rules.cube:
+        return
+    longest = load_met().max_away
+    if settings.length > longest and any(
+        isinstance(_cube_player(agent), CubeAgent) for agent in agents
+    ):
+        raise RuleError(
+            f"a {settings.length}-point match is longer than the match equity table "
+            f"({longest} points), which the bots' cube decisions need: play at most "
+            f"{longest} points, or without the cube (--cubeless)"
+        )
 
 
 def ask_double(agent, position: Position) -> bool:
@@ -173,7 +195,7 @@ def bot_step(game: Game, agents: Sequence) -> None:
         else:
             game.take()
     elif game.phase == RESIGNING:
-        if ask_resignation(agents[1 - game.turn], game):
+        if ask_resignation(agents[game.decider], game):
             game.accept_resignation()
         else:
             game.reject_resignation()
@@ -210,6 +232,7 @@ __all__ = [
     "ask_take",
     "bot_move",
     "bot_step",
+    "check_match_length",
     "max_result",
     "play_game",
     "play_match",
