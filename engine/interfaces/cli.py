@@ -74,6 +74,7 @@ COMMAND_MODULES = [
     "tdgammon.engine.interfaces.cli_play",
     "tdgammon.engine.interfaces.cli_analysis",
     "tdgammon.engine.interfaces.cli_rollout",
+    "tdgammon.engine.interfaces.serve",
     "tdgammon.train.refine",
     "tdgammon.engine.interfaces.bench_race",
 ]
