@@ -441,3 +441,17 @@ def test_a_line_that_is_not_utf8_is_one_bad_line(monkeypatch, capsys, tmp_path):
     assert "that line is not UTF-8 text: b'save g\\xff.mat'" in out
     assert "Match saved to " in out and "g\\udcff.mat" in out
     assert os.path.exists(os.fsencode(path))
+
+
+def test_play_offers_the_match_analysis(monkeypatch, capsys):
+    # issue 14, item 4: the same code as tdgammon analyse, at the prompt and at the end
+    move = first_move(1, MatchSettings(beavers=True))
+    stdin = ["analyse", move, "analyse 0", "analyse 7", "quit"]
+    status, out, err = run_cli(
+        monkeypatch, capsys, TWO_HUMANS + ["--analyse", "0"], "\n".join(stdin) + "\n"
+    )
+    assert status == 0, err
+    assert "nothing to analyse yet" in out
+    assert "analyse takes a depth 0-3, got '7'" in out
+    # twice: "analyse 0" at the prompt, then --analyse at the end of the session
+    assert out.count("Checker decisions") == 2 and out.count("PR ") >= 2

@@ -73,6 +73,7 @@ COMMAND_MODULES = [
     "tdgammon.train.cli",
     "tdgammon.engine.interfaces.cli_play",
     "tdgammon.engine.interfaces.cli_analysis",
+    "tdgammon.engine.interfaces.cli_analyse",
     "tdgammon.engine.interfaces.cli_rollout",
     "tdgammon.engine.interfaces.serve",
     "tdgammon.train.refine",

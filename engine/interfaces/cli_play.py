@@ -151,6 +151,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         output=sys.stdout,
         save_path=args.save,
         show_board=not args.no_board,
+        analyse_plies=args.analyse,
     )
     return session.run()
 
@@ -237,6 +238,17 @@ def register(commands, bench_targets: dict) -> None:
     play.add_argument("--seat", type=int, choices=(0, 1), default=0, help="your seat (0 or 1)")
     play.add_argument("--games", type=int, default=1, help="money play: games in the session")
     play.add_argument("--save", default=None, help="save the match to this .mat file")
+    play.add_argument(
+        "--analyse",
+        "--analyze",
+        type=int,
+        nargs="?",
+        const=1,
+        default=None,
+        choices=range(4),
+        metavar="PLIES",
+        help="at the end, judge every decision as tdgammon analyse does (default 1-ply)",
+    )
     play.add_argument("--no-board", action="store_true", help="do not draw the board")
     _add_rules(play)
     play.set_defaults(run=cmd_play)

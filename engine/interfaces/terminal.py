@@ -21,7 +21,9 @@ At each prompt a human may type (case does not matter):
 - ``resign [single|gammon|backgammon]`` (Acey-Deucey: ``resign N``, N
   points), ``board``, ``moves`` (list the legal plays), ``hint``,
   ``save [FILE]`` (FILE as typed, its case kept; it must end in ``.mat``),
-  ``help``, ``quit``. ``hint`` ranks the plays with the
+  ``analyse [PLIES]`` (the match so far judged by ``tdgammon analyse``'s code,
+  ``tdgammon.engine.analysis.match_analysis``; ``tdgammon play --analyse``
+  prints the same at the end of the session), ``help``, ``quit``. ``hint`` ranks the plays with the
   shipped network (``tdgammon.engine.interfaces.cli_analysis``); when the variant has
   none, or its file cannot be read, it says so and shows pubeval's ranking instead.
 
@@ -106,7 +108,8 @@ HELP = """Commands:
   accept / reject answer a resignation
   resign [single|gammon|backgammon]       moves     list the legal plays
   board           show the board          hint      best plays (network, else pubeval)
-  save [FILE]     save the match (.mat)   quit      save and stop"""
+  save [FILE]     save the match (.mat)   quit      save and stop
+  analyse [PLIES] judge every decision so far (as tdgammon analyse; default 1-ply)"""
 
 
 def check_save_path(path: str) -> Path:
@@ -166,6 +169,15 @@ class HumanAgent:
         raise TdgammonError("a human plays through the terminal session, not choose_plays")
 
 
+def _analysis_plies(text: str) -> int:
+    """The depth of ``analyse [PLIES]`` (default 1); TdgammonError for a bad one."""
+    if not text:
+        return 1
+    if not (text.isascii() and text.isdigit()) or int(text) > 3:
+        raise TdgammonError(f"analyse takes a depth 0-3, got {text!r}")
+    return int(text)
+
+
 class QuitSession(Exception):
     """The human asked to stop (``quit`` or the end of input)."""
 
@@ -182,8 +194,10 @@ class TerminalSession:
         save_path: str | None = None,
         show_board: bool = True,
         save: Callable[[Match, str], None] | None = None,
+        analyse_plies: int | None = None,
     ) -> None:
         self.match = match
+        self.analyse_plies = analyse_plies
         self.players = list(players)
         self.input = input
         self.output = output
@@ -243,6 +257,8 @@ class TerminalSession:
             self._save_on_error()
             raise
         self.save_match()
+        if self.analyse_plies is not None:
+            self.say(self._analysis(self.analyse_plies))
         return 0
 
     def _save_on_error(self) -> None:
@@ -439,6 +455,8 @@ class TerminalSession:
             self.save_match(typed or None)
         elif word == "hint":
             self.say(self._hint(game))
+        elif word in ("analyse", "analyze"):
+            self.say(self._analysis(_analysis_plies(rest)))
         elif word == "moves" and game.phase == TO_MOVE:
             self._list_moves(game)
         elif word == "resign" and game.variant.scoring == SCORING_CHECKERS_LEFT:
@@ -529,6 +547,17 @@ class TerminalSession:
             text = format_move(game.board, pairs, int(legal.named_double[row]))
             extra = "  (rolls again)" if legal.extra_roll[row] else ""
             self.say(f"  {row + 1:3d}. {text}{extra}")
+
+    def _analysis(self, plies: int) -> str:
+        """The ``tdgammon analyse`` report of the match so far, at ``plies``."""
+        from tdgammon.engine.analysis.match_analysis import analyse_match
+        from tdgammon.engine.analysis.match_report import analysis_text
+        from tdgammon.engine.analysis.reports import load_search
+
+        if not any(game.history for game in self.match.games):
+            return "  nothing to analyse yet"
+        search = load_search(variant=self.match.settings.variant)
+        return analysis_text(analyse_match(self.match, search, plies))
 
     def _hint(self, game: Game) -> str:
         if game.phase != TO_MOVE:
