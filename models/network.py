@@ -71,6 +71,9 @@ PRESETS = {
     "expert128": Preset(
         "expert128", "expert", (128,), "expert inputs (raw + 56 features), 128 hidden"
     ),
+    "expert256": Preset(
+        "expert256", "expert", (256,), "expert inputs (raw + 56 features), 256 hidden"
+    ),
     "tiny": Preset("tiny", "raw", (8,), "8 hidden units: for tests only"),
     "hand40": Preset("hand40", "raw_hand", (40,), "variants: 198 raw + 2 hand inputs, 40 hidden"),
     "hand80": Preset("hand80", "raw_hand", (80,), "variants: 198 raw + 2 hand inputs, 80 hidden"),
@@ -109,6 +112,28 @@ class TDNetwork(nn.Module):
         lg = (1.0 - win) * s[:, 3]
         lbg = lg * s[:, 4]
         return torch.stack([win, wg, wbg, lg, lbg], dim=1)
+
+
+def widen_network(network: TDNetwork, preset: Preset, seed: int = 0) -> TDNetwork:
+    """A ``preset`` network computing exactly what one-hidden-layer ``network`` computes:
+    its hidden units copied, the new ones with small random input weights and zero
+    output weights (so they start silent and training grows them)."""
+    old = [m for m in network.body if isinstance(m, nn.Linear)]
+    if len(old) != 1 or len(preset.hidden) != 1 or preset.hidden[0] < old[0].out_features:
+        raise TdgammonError(f"cannot widen this network to {preset.name}")
+    wide = build_network(preset, seed=seed)
+    first, head = wide.body[0], wide.head
+    units = old[0].out_features
+    with torch.no_grad():
+        if first.in_features != old[0].in_features:
+            raise TdgammonError(f"{preset.name} has other inputs than this network")
+        first.weight[:units] = old[0].weight
+        first.bias[:units] = old[0].bias
+        first.weight[units:] *= 0.1
+        head.weight.zero_()
+        head.weight[:, :units] = network.head.weight
+        head.bias.copy_(network.head.bias)
+    return wide
 
 
 def build_network(preset: Preset, seed: int | None = None) -> TDNetwork:

@@ -207,3 +207,18 @@ def test_a_checksum_is_verified_and_independent_of_the_file_layout(tmp_path):
     torch.save({"format": "x", "odd": torch.zeros(3, 3).to_sparse(), CHECKSUM_KEY: "0"}, path)
     with pytest.raises(ModelFileError, match="summed.pt: checksum mismatch"):
         load_model(path)
+
+
+def test_widening_keeps_the_function():
+    from tdgammon.engine.rules.errors import TdgammonError
+    from tdgammon.models.network import build_network, get_preset, widen_network
+
+    tiny, wide = get_preset("tiny"), get_preset("tesauro80")
+    network = build_network(tiny, seed=4)
+    widened = widen_network(network, wide, seed=1)
+    boards, _ = random_game_positions(200, np.random.default_rng(3))
+    inputs = torch.from_numpy(ENCODINGS["raw"].encode(boards))
+    with torch.no_grad():
+        torch.testing.assert_close(widened(inputs), network(inputs), atol=1e-6, rtol=0)
+    with pytest.raises(TdgammonError, match="other inputs"):
+        widen_network(network, get_preset("expert256"))

@@ -66,6 +66,7 @@ class RefineSettings:
     batch_size: int = 256
     validation: float = 0.05
     eval_games: int = 0
+    preset: str | None = None
 
     def __post_init__(self) -> None:
         whole = {
@@ -273,10 +274,13 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
     from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
     from tdgammon.engine.evaluation.search import Search
     from tdgammon.models.encoding import ENCODINGS
-    from tdgammon.models.network import load_model, save_model
+    from tdgammon.models.network import get_preset, load_model, save_model, widen_network
 
     torch.set_num_threads(1)
     preset, network, card = load_model(model)
+    if settings.preset and settings.preset != preset.name:
+        preset = get_preset(settings.preset)
+        network = widen_network(network, preset, seed=settings.seed)
     if (card.get("variant") or "standard") != "standard":
         raise TdgammonError(f"{model}: refinement is for standard backgammon models")
     out.mkdir(parents=True, exist_ok=True)
@@ -385,6 +389,7 @@ def cmd_refine(args: argparse.Namespace) -> int:
         learning_rate=args.learning_rate,
         batch_size=args.batch_size,
         eval_games=args.eval_games,
+        preset=args.preset,
     )
     if not Path(args.model).is_file():
         raise FormatError(f"--model {args.model}: no such file")
@@ -422,6 +427,12 @@ def register(commands, bench_targets: dict) -> None:
     ref.add_argument("--batch-size", type=int, default=defaults.batch_size)
     ref.add_argument(
         "--eval-games", type=int, default=0, help="games vs pubeval and vs the parent (even)"
+    )
+    ref.add_argument(
+        "--preset",
+        default=None,
+        help="fit a wider network of this preset, starting from the model's function "
+        "(e.g. expert256 from expert128)",
     )
     ref.add_argument("--workers", type=int, default=0, help="label on N Ray workers")
     ref.add_argument("--ray-address", default=None, help="with --workers: join this Ray cluster")
