@@ -85,10 +85,16 @@ def hint_report(search: Search, position: Position, dice: tuple[int, int], plies
 
 
 def cube_report(search: Search, position: Position, plies: int) -> dict:
-    """The docs/formats.md ``cube --json`` object (``CubeDecision.to_json()``) plus ``plies``."""
-    from tdgammon.engine.cube.theory import cube_decision
+    """The docs/formats.md ``cube --json`` object (``CubeDecision.to_json()``) plus ``plies``.
 
-    probabilities = search.evaluate(position.board, plies)
-    report = cube_decision(probabilities, position).to_json()
+    ND / DT / DP come from the cubeful search at ``plies``
+    (``tdgammon.engine.cube.cubeful_search.cubeful_decision``: the cube decided
+    at every node, Janowski at the leaves); the probabilities, the market window
+    and the explanation's walk from the 25% theory come from the cubeless
+    ``plies`` evaluation, and the explanation ends with the cubeful figures.
+    """
+    from tdgammon.engine.cube.cubeful_search import cubeful_decision
+
+    report = cubeful_decision(search, position, plies).to_json()
     report["plies"] = plies
     return report

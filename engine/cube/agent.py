@@ -8,8 +8,8 @@ together with its optional cube methods (the names the game drivers in
 - ``choose_plays(boards, dice, moves) -> (B,) int64``: the best play of each
   position at ``plies`` with move filters (``tdgammon.engine.evaluation.search.Search``);
 - ``decide_double(position) -> bool``: ``position`` is the player on roll's
-  view before rolling; doubles when ``tdgammon.engine.cube.theory.cube_decision``
-  says so (``CubeDecision.double``; money: Janowski; match: match equity table);
+  view before rolling; doubles when the cube decision says so
+  (``CubeDecision.double``; money, or match through the match equity table);
 - ``decide_take(position) -> "take" | "drop" | "beaver"``: ``position`` is the
   *doubler's* view with ``double_offered`` set; the answer is the taker's.
   The doubler's cubeful numbers give it: take when double/take is worth less
@@ -26,22 +26,23 @@ together with its optional cube methods (the names the game drivers in
   of that stake), accept (``DT``) and, with raccoons within the cube limit,
   raccoon (``min(2, 2 KEEP)``), ``tdgammon.engine.cube.theory.beaver_reply``.
 
-The probabilities fed to the cube are the n-ply cubeless evaluation of the
-board before rolling, from the doubler's view (``Search.evaluate``); the cube
-module turns them into cubeful decisions (the wildbg split: search is
-cubeless, the cube logic cubeful). Resignations are left to the defaults of
-``tdgammon.engine.players.cube_actions``.
+The cube decisions are those of ``tdgammon cube`` at ``cube_plies``
+(``tdgammon.engine.cube.cubeful_search.cubeful_decision``): from 1-ply up ND,
+DT and DP are searched with the cube (each node's doubling decision inside
+the search, Janowski's interpolation at the leaves); at 0-ply they are
+Janowski's on the cubeless evaluation. Resignations are left to the defaults
+of ``tdgammon.engine.players.cube_actions``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from tdgammon.engine.cube.cubeful_search import CubefulSearch, cubeful_decision
 from tdgammon.engine.cube.theory import (
     TAKE,
     CubeDecision,
     beaver_reply,
-    cube_decision,
     proper_answer,
     raccoon_answer,
 )
@@ -72,6 +73,7 @@ class CubeAgent:
         self.cube_plies = plies if cube_plies is None else cube_plies
         check_plies(self.cube_plies)
         self.evaluator = self.search.evaluator
+        self.cubeful = CubefulSearch(self.search) if self.search.variant.cube else None
         self.name = name or f"{self.search.name}-cube-{plies}ply"
 
     # ------------------------------------------------------------ plays
@@ -83,10 +85,8 @@ class CubeAgent:
     # ------------------------------------------------------------ cube
 
     def cube_analysis(self, position: Position) -> CubeDecision:
-        """The cube decision of ``position``'s mover (before rolling), from ``cube_plies``."""
-        board = self.search.variant.board_in_play(position.board)
-        probabilities = self.search.evaluate(board, self.cube_plies)
-        return cube_decision(probabilities, position, board=board)
+        """The cube decision of ``position``'s mover (before rolling), at ``cube_plies``."""
+        return cubeful_decision(self.search, position, self.cube_plies, cubeful=self.cubeful)
 
     def decide_double(self, position: Position) -> bool:
         """Does the player on roll of ``position`` (mover's view, before rolling) double?"""

@@ -171,12 +171,16 @@ def outcome_rates(probabilities) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(win_rates, 0, 1), np.clip(lose_rates, 0, 1)
 
 
-def cubeless_mwc(probabilities, state: MatchState, cube: int = 1, met=None) -> float:
-    """The mover's MWC with a dead cube at ``cube``: outcome probabilities x outcome MWCs."""
+def cubeless_mwc(probabilities, state: MatchState, cube: int = 1, met=None):
+    """The mover's MWC with a dead cube at ``cube``: outcome probabilities x outcome MWCs.
+
+    probabilities: ``(5,)`` (a float back) or ``(B, 5)`` (a ``(B,) float64`` array back).
+    """
     p = np.asarray(probabilities, dtype=np.float64)
-    win, wg, wbg, lg, lbg = p
-    exact = np.array([[win - wg, wg - wbg, wbg], [1 - win - lg, lg - lbg, lbg]])
-    return float((exact * outcome_mwcs(state, cube, met)).sum())
+    win, wg, wbg, lg, lbg = np.moveaxis(p, -1, 0)
+    exact = np.stack([win - wg, wg - wbg, wbg, 1 - win - lg, lg - lbg, lbg], axis=-1)
+    value = exact @ outcome_mwcs(state, cube, met).reshape(6)
+    return float(value) if p.ndim == 1 else value
 
 
 def mwc_to_equity(value: float, state: MatchState, cube: int = 1, met=None) -> float:
@@ -280,11 +284,20 @@ def live_take_point(
         taker_away, doubler_away, cube, post_crawford, met, win_rates, lose_rates
     )
     if 2 * cube < taker_away and 4 * cube <= max_cube:
-        doubler_live = live_take_point(
-            doubler_away, taker_away, 2 * cube, post_crawford, max_cube, met
+        doubler_live = _gammonless_live_take_point(
+            doubler_away, taker_away, 2 * cube, post_crawford, max_cube, met or load_met()
         )
         return dead * (1.0 - doubler_live)
     return dead
+
+
+@lru_cache(maxsize=4096)
+def _gammonless_live_take_point(
+    taker_away: int, doubler_away: int, cube: int, post_crawford: bool, max_cube: int, met
+) -> float:
+    """``live_take_point`` without gammon rates (the deeper cube levels), cached:
+    it depends on the score, the cube and the table only."""
+    return live_take_point(taker_away, doubler_away, cube, post_crawford, max_cube, met)
 
 
 def take_points(state: MatchState, cube: int = 1, met=None) -> dict[str, float]:

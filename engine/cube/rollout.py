@@ -3,14 +3,15 @@
 The trials are those of the cubeless rollout (``tdgammon.engine.evaluation.rollout``:
 the same dice per (seed, trial), the same plays, the same luck adjustment),
 advanced together as one batch; before each roll the player on roll may
-double, as the cube-aware agent (``tdgammon.engine.cube.agent.CubeAgent``)
-decides:
+double (not before the first roll with ``root_doubles=False``):
 
 - the cube's cubeless input is the ``cube_plies`` evaluation of the board
   before rolling, from the player on roll's view, and the decision is
-  ``cube_decision(probabilities, position, board=board)`` exactly as
-  ``CubeAgent.cube_analysis`` makes it (the evaluations of all trials are one
-  batched ``Search.evaluate``); the player doubles when ``decision.double``;
+  Janowski's, ``cube_decision(probabilities, position, board=board)``, as the
+  cube-aware agent (``tdgammon.engine.cube.agent.CubeAgent``) makes it at
+  0-ply (the evaluations of all trials are one batched ``Search.evaluate``;
+  the agent's cubeful search from 1-ply up, ``cubeful_search``, is too slow
+  for every turn of every trial); the player doubles when ``decision.double``;
 - the opponent answers with ``take_answer`` (take when double/take is worth
   less to the doubler than double/pass, else drop). Rollouts play without
   beavers; a pending double in the root position is ignored.
@@ -62,7 +63,6 @@ from tdgammon.engine.evaluation.rollout import (
     combine_trials,
 )
 from tdgammon.engine.evaluation.search import Search, check_plies
-from tdgammon.engine.rules.board import flip
 from tdgammon.engine.rules.errors import TdgammonError
 from tdgammon.engine.rules.outputs import equity, invert
 from tdgammon.engine.rules.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, Position
@@ -73,7 +73,6 @@ __all__ = [
     "combine_cubeful",
     "cubeful_estimate",
     "cubeful_rollout_trials",
-    "position_after_play",
     "to_mover_view",
 ]
 
@@ -188,13 +187,16 @@ def cubeful_rollout_trials(
     *,
     cube_plies: int | None = None,
     progress: Callable[[int], None] | None = None,
+    root_doubles: bool = True,
 ) -> CubefulTrialResults:
     """Play trials ``trials`` of each root with the cube (module docstring).
 
     roots: ``Position`` (or several, all money or all match) of the player on
     roll before rolling; its cube value, owner, score, match length, Crawford
     and Jacoby settings are the trials' starting cube state. cube_plies: depth
-    of the cube's evaluation (default ``settings.plies``).
+    of the cube's evaluation (default ``settings.plies``). root_doubles: False
+    keeps the cube where it is before the first roll (the rollout of "no
+    double", ND; the cube is used from the second turn on).
     """
     roots = [roots] if isinstance(roots, Position) else list(roots)
     if not roots:
@@ -232,8 +234,9 @@ def cubeful_rollout_trials(
 
     while state.active.any():
         rows = np.flatnonzero(state.active)
-        # ---- the cube, before the roll (never before the opening roll)
-        if not (settings.opening and state.ply == 0):
+        # ---- the cube, before the roll (never before the opening roll, nor before
+        # the first one with root_doubles=False)
+        if state.ply > 0 or (root_doubles and not settings.opening):
             may = np.array(
                 [
                     context.may_double(state.root_of[r], cube[r], owner[r], state.root_on_roll[r])
@@ -404,22 +407,4 @@ def to_mover_view(results: CubefulTrialResults, flipped: np.ndarray) -> CubefulT
         values=turn(results.values),
         raw_values=turn(results.raw_values),
         match=results.match,
-    )
-
-
-def position_after_play(position: Position, board_after: np.ndarray, extra_roll: bool) -> Position:
-    """The position after a play of ``position``'s mover, from the view of the player
-    who rolls next (the opponent, or the mover again after an Acey-Deucey extra
-    roll): board, cube owner and score turned to him. ``board_after``: the
-    mover's view after the play (``(30,)``, the ``Position`` board layout)."""
-    if extra_roll:
-        return position.with_changes(board=np.asarray(board_after), dice=None)
-    return position.with_changes(
-        board=flip(np.asarray(board_after)),
-        dice=None,
-        cube_owner=_OWNER_NAMES[-_OWNER_CODES[position.cube_owner]],
-        mover_score=position.opponent_score,
-        opponent_score=position.mover_score,
-        mover_seat=1 - position.mover_seat,
-        double_offered=False,
     )

@@ -63,6 +63,11 @@ conditional gammon rates fixed while pW varies.
 Cube efficiency (GNU Backgammon): 0.68 in contact positions; races
 ``clamp(0.55 + 0.00125 * pips, 0.60, 0.70)`` with the pips of the player on
 roll; 0.6 in one-sided bear-offs. Imports numpy only (and the engine core).
+
+``janowski_numbers`` gives ND, DT, DP alone (``CubeNumbers``; the leaves of
+the cubeful search, ``tdgammon.engine.cube.cubeful_search``);
+``cube_decision(..., numbers=...)`` builds the full report on numbers found
+otherwise (docs/cube.md section 4).
 """
 
 from __future__ import annotations
@@ -87,16 +92,20 @@ def race_efficiency(pips: float) -> float:
     return float(np.clip(0.55 + 0.00125 * pips, 0.60, 0.70))
 
 
-def position_kind(board: np.ndarray) -> str:
-    """CONTACT, RACE or BEAROFF for one board ``(30,)`` in the mover's view."""
+def position_kinds(boards: np.ndarray) -> np.ndarray:
+    """``(B,)`` str: CONTACT, RACE or BEAROFF for boards ``(B, 30)`` in the mover's view."""
     from tdgammon.engine.evaluation.bearoff import (
         is_bearoff_position,
     )  # imported lazily: a heavy module
 
-    board = np.asarray(board)
-    if bool(is_bearoff_position(board)):
-        return BEAROFF
-    return CONTACT if bool(has_contact(board)) else RACE
+    boards = np.asarray(boards)
+    kinds = np.where(has_contact(boards), CONTACT, RACE)
+    return np.where(is_bearoff_position(boards), BEAROFF, kinds)
+
+
+def position_kind(board: np.ndarray) -> str:
+    """CONTACT, RACE or BEAROFF for one board ``(30,)`` in the mover's view."""
+    return str(position_kinds(np.asarray(board)[None, :])[0])
 
 
 def cube_efficiency(kind: str, pips: float | None = None) -> float:
@@ -277,13 +286,69 @@ def _match_curves(probabilities, position: Position, x: float, met) -> tuple[_Cu
         "opponent_take_dead": opp_tp[0],
         "opponent_take_live": opp_tp[1],
         "mover_take_live": mover_tp[1],
-        "win_cube": float(out1[0, 0]),
-        "lose_cube": float(out1[1, 0]),
-        "gammon_values": me.gammon_values(state, cube, met),
-        "met_take_points": me.take_points(state, cube, met),
-        "free_drop": me.free_drop(state, met),
     }
     return curves, info
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def cube_available(position: Position) -> tuple[bool, str]:
+    """Whether the mover of ``position`` may double now, and why not (docs/rules.md 5-6).
+
+    Money: "only the owner may redouble" (a centred cube is anybody's) and the
+    cube limit. Match: ``match_equity.can_double`` (Crawford game, the
+    post-Crawford leader, a cube that already wins the match, the limit).
+    """
+    holds = position.cube_owner in (CUBE_CENTRED, CUBE_MOVER)
+    if not position.is_money:
+        return me.can_double(me.MatchState.from_position(position), position.cube_value, holds)
+    if not holds:
+        return False, "the opponent owns the cube"
+    if doubles_left(position.cube_value, position.max_cube) < 1:
+        return False, f"the cube limit ({position.max_cube}) is reached"
+    return True, ""
+
+
+@dataclass(frozen=True)
+class CubeNumbers:
+    """The mover's ND, DT and DP (money: normalised to the current stake; match: MWC).
+
+    available: the mover may double now (``cube_available``). keep: money only,
+    ``KEEP`` (twice the cubeful equity owning the doubled cube), None otherwise.
+    """
+
+    no_double: float
+    double_take: float
+    double_pass: float
+    available: bool
+    keep: float | None = None
+
+    @property
+    def value(self) -> float:
+        """The mover's cubeful value: max(ND, min(DT, DP)) where he may double, else ND."""
+        if self.available:
+            return max(self.no_double, min(self.double_take, self.double_pass))
+        return self.no_double
+
+
+def janowski_numbers(
+    probabilities, position: Position, kind: str, x: float, met=None
+) -> CubeNumbers:
+    """ND, DT, DP of the mover from cubeless ``(5,)`` probabilities by Janowski's
+    interpolation (module docstring); ``kind`` and cube efficiency ``x`` given."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    available = cube_available(position)[0]
+    if position.is_money:
+        jacoby = bool(position.jacoby)
+        room = doubles_left(position.cube_value, position.max_cube)
+        curves, _ = _money_curves(p, position.cube_owner, x, jacoby, room)
+        keep_curves, _ = _money_curves(p, CUBE_MOVER, x, jacoby, room - 1)
+        keep = 2.0 * float(keep_curves.nd(p[0]))
+    else:
+        curves, _ = _match_curves(p, position, x, met or me.load_met())
+        keep = None
+    return CubeNumbers(float(curves.nd(p[0])), float(curves.dt(p[0])), curves.dp, available, keep)
 
 
 # --------------------------------------------------------------------------- decision
@@ -472,6 +537,7 @@ def cube_decision(
     board: np.ndarray | None = None,
     efficiency: float | None = None,
     met=None,
+    numbers: CubeNumbers | None = None,
 ) -> CubeDecision:
     """The cube decision of the mover (player on roll, before rolling).
 
@@ -479,16 +545,21 @@ def cube_decision(
     position: cube value/owner, money options (jacoby, beavers), match score,
     Crawford, max cube; default money play, centred cube. kind: CONTACT, RACE
     or BEAROFF; derived from ``board`` (default ``position.board``) when None.
-    efficiency: override the cube efficiency x.
+    efficiency: override the cube efficiency x. numbers: ND, DT, DP found
+    otherwise (the cubeful search, ``tdgammon.engine.cube.cubeful_search``);
+    default Janowski's from ``probabilities`` (``janowski_numbers``). The
+    market window and the explanation always come from ``probabilities``.
     """
     p = np.asarray(probabilities, dtype=np.float64)
     if p.shape != (N_OUTPUTS,):
         raise ValueError(f"probabilities must have shape ({N_OUTPUTS},), got {p.shape}")
     position = position if position is not None else Position()
     kind, x = _kind_and_efficiency(position, kind, board, efficiency)
+    met = met or me.load_met()
+    numbers = numbers or janowski_numbers(p, position, kind, x, met)
     if position.is_money:
-        return _money_decision(p, position, kind, x)
-    return _match_decision(p, position, kind, x, met)
+        return _money_decision(p, position, kind, x, numbers)
+    return _match_decision(p, position, kind, x, met, numbers)
 
 
 def _window(curves: _Curves, x: float) -> dict:
@@ -505,31 +576,25 @@ def _window(curves: _Curves, x: float) -> dict:
     return out
 
 
-def _money_decision(p, position: Position, kind: str, x: float) -> CubeDecision:
+def _money_decision(
+    p, position: Position, kind: str, x: float, numbers: CubeNumbers
+) -> CubeDecision:
     owner = position.cube_owner
     jacoby = bool(position.jacoby)
     room = doubles_left(position.cube_value, position.max_cube)
     curves, info = _money_curves(p, owner, x, jacoby, room)
     w, big_l = info["W"], info["L"]
-    nd = float(curves.nd(p[0]))
-    dt = float(curves.dt(p[0]))
-    dp = 1.0
-    available = owner in (CUBE_CENTRED, CUBE_MOVER) and room >= 1
+    nd, dt, dp, keep = numbers.no_double, numbers.double_take, numbers.double_pass, numbers.keep
+    available, reason = cube_available(position)
     # docs/rules.md 5: a beaver needs four times the stake within the limit, a raccoon eight.
-    keep = 2.0 * float(_money_curves(p, CUBE_MOVER, x, jacoby, room - 1)[0].nd(p[0]))
     beaver = bool(position.beavers) and 4 * position.cube_value <= position.max_cube
     raccoon = beaver and bool(position.raccoons) and 8 * position.cube_value <= position.max_cube
-    reason = ""
-    if owner == CUBE_OPPONENT:
-        reason = "the opponent owns the cube"
-    elif not available:
-        reason = f"the cube limit ({position.max_cube}) is reached"
     redouble = owner == CUBE_MOVER
     if available:
         action = action_phrase(nd, dt, dp, redouble, beaver, keep, raccoon)
-        cubeful = max(nd, min(dt, dp))
     else:
-        action, cubeful = "No cube action", nd
+        action = "No cube action"
+    cubeful = numbers.value
     # The taker's W and L are the doubler's L and W.
     take = {
         "dead": take_point_money(big_l, w, 0.0),
@@ -582,21 +647,20 @@ def _money_decision(p, position: Position, kind: str, x: float) -> CubeDecision:
     )
 
 
-def _match_decision(p, position: Position, kind: str, x: float, met) -> CubeDecision:
-    met = met or me.load_met()
+def _match_decision(
+    p, position: Position, kind: str, x: float, met, numbers: CubeNumbers
+) -> CubeDecision:
     curves, info = _match_curves(p, position, x, met)
     state: me.MatchState = info["state"]
     cube = position.cube_value
     owner = position.cube_owner
-    available, reason = me.can_double(state, cube, owner in (CUBE_CENTRED, CUBE_MOVER))
-    nd_m = float(curves.nd(p[0]))
-    dt_m = float(curves.dt(p[0]))
-    dp_m = curves.dp
+    available, reason = cube_available(position)
+    nd_m, dt_m, dp_m = numbers.no_double, numbers.double_take, numbers.double_pass
     if available:
         action = action_phrase(nd_m, dt_m, dp_m, owner == CUBE_MOVER, beaver=False)
-        cubeful_m = max(nd_m, min(dt_m, dp_m))
     else:
-        action, cubeful_m = "No cube action", nd_m
+        action = "No cube action"
+    cubeful_m = numbers.value
 
     def emg(value):
         return me.mwc_to_equity(value, state, cube, met)
@@ -607,8 +671,8 @@ def _match_decision(p, position: Position, kind: str, x: float, met) -> CubeDeci
     window["take"]["dead"] = info["opponent_take_dead"]
     window["take"]["live"] = info["opponent_take_live"]
     cash_used = window["cash"]["used"]
-    met_tp = info["met_take_points"]
-    gv_win, gv_lose = info["gammon_values"]
+    met_tp = me.take_points(state, cube, met)
+    gv_win, gv_lose = me.gammon_values(state, cube, met)
     score = (
         f"Score: {state.away}-away/{state.opponent_away}-away"
         + (" (Crawford game)" if state.crawford else "")
@@ -630,10 +694,11 @@ def _match_decision(p, position: Position, kind: str, x: float, met) -> CubeDeci
     ]
     if state.post_crawford and state.away > 1:
         explanation.append("Post-Crawford: the trailer should double at once.")
-    if info["free_drop"] is not None:
+    drop_cost = me.free_drop(state, met)
+    if drop_cost is not None:
         explanation.append(
             f"Free drop: the leader may pass the first double at a cost of only "
-            f"{_pct(info['free_drop'])} in match winning chance."
+            f"{_pct(drop_cost)} in match winning chance."
         )
     if reason:
         explanation.append(f"No cube action: {reason}.")

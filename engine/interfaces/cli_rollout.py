@@ -204,12 +204,13 @@ def rollout_report(
     try:
         if cubeful:
             from tdgammon.engine.cube import rollout as cube_rollout
+            from tdgammon.engine.cube.cubeful_search import position_after_play
 
             if plays is None:
                 root_positions = [position.with_changes(dice=None, double_offered=False)]
             else:
                 root_positions = [
-                    cube_rollout.position_after_play(
+                    position_after_play(
                         position, variant.position_board(p.board_after), p.extra_roll
                     )
                     for p in plays
