@@ -51,6 +51,11 @@ OPPONENTS = {
         "including those in hand, borne-off checkers)."
     ),
     "random": "The random player picks a uniformly random legal play.",
+    "gnubg": (
+        "gnubg is GNU Backgammon's 0-ply network through its Python bindings "
+        "(`tdgammon.engine.players.gnubg_agent`, `pip install -e '.[gnubg]'`), a benchmark "
+        "opponent only."
+    ),
 }
 
 SCORING = {
@@ -124,7 +129,7 @@ Without that folder (another machine, a fresh checkout), start a new run from
 the shipped weights (fresh optimizer and game counter):
 
     tdgammon train --config {config_file} \\
-        --set model.init_from=models/{name}.pt --set run.run_dir={run_dir}-continued
+        --set model.init_from=models/{name}.pt{preset_set} --set run.run_dir={run_dir}-continued
 
 ## Resolved config
 
@@ -251,7 +256,8 @@ def ship(
         else "the latest weights of the run"
     )
     encoding = ENCODINGS[preset.encoding]
-    config_file = f"configs/{preset.name if variant == 'standard' else variant}.toml"
+    run_preset = config["model"].get("preset", preset.name)
+    config_file = f"configs/{run_preset if variant == 'standard' else variant}.toml"
     text = CARD.format(
         name=name,
         role=role_line(name, variant, path),
@@ -265,6 +271,7 @@ def ship(
         outputs=OUTPUTS.get(variant, STANDARD_OUTPUTS),
         training_doc="`docs/training.md`" + ("" if variant == "standard" else ', "Variants"'),
         config_file=config_file,
+        preset_set="" if run_preset == preset.name else f" --set model.preset={preset.name}",
         games=card.get("games", checkpoint["counters"]["games"]),
         steps=card.get("steps", 0),
         minutes=card.get("train_seconds", 0.0) / 60,
@@ -304,8 +311,7 @@ def _refine_phrase(card: dict) -> str:
     )
     return (
         f"; refined by `tdgammon refine`: fitted to {label} of {report.get('positions', 0):,} "
-        f"{'race ' if settings.get('phase') == 'race' else ''}positions, "
-        f"{report.get('seconds', 0) / 60:.0f} min"
+        f"{'race ' if settings.get('phase') == 'race' else ''}positions"
     )
 
 
