@@ -234,6 +234,7 @@ def test_unknown_games_and_paths_get_404(client):
     assert client.get("/api/games/nope").status_code == 404
     assert client.post("/api/games/nope/actions", json={"action": "roll"}).status_code == 404
     assert client.get("/api/games/nope/mat").status_code == 404
+    assert client.get("/api/games/nope/analysis").status_code == 404
     assert client.get("/api/nothing").json() == {"error": "Not Found"}
 
 
@@ -294,6 +295,51 @@ def test_a_set_up_game_the_bot_doubles_and_the_person_takes(client):
     assert game["result"]["points"] == 2 and game["match"]["over"]
     mat = client.get(f"/api/games/{game['id']}/mat")
     assert mat.status_code == 400 and "set up from a position" in mat.json()["error"]
+
+
+def test_a_finished_game_is_analysed_as_tdgammon_analyse_does(client, capsys, tmp_path):
+    game = play_to_the_end(client, new_game(client, seed=7, cubeless=True))
+    answer = client.get(f"/api/games/{game['id']}/analysis", params={"plies": 0})
+    assert answer.status_code == 200, answer.text
+    report = answer.json()
+    assert report["match"]["players"] == game["names"] and report["match"]["plies"] == 0
+    assert [player["name"] for player in report["players"]] == game["names"]
+    assert report["decisions"] and {d["type"] for d in report["decisions"]} == {"checker"}
+    mat = tmp_path / "game.mat"
+    mat.write_text(client.get(f"/api/games/{game['id']}/mat").text, encoding="utf-8")
+    status, out, _ = run(capsys, "analyse", str(mat), "--json", "--plies", "0")
+    expected = json.loads(out)
+    assert status == 0 and expected["match"] == report["match"]
+    assert [decided(d) for d in expected["decisions"]] == [decided(d) for d in report["decisions"]]
+    pr = [player["pr"] for player in expected["players"]]
+    assert [player["pr"] for player in report["players"]] == pytest.approx(pr, abs=1e-6)
+
+
+def decided(decision: dict) -> tuple:
+    """What a decision was and how it is judged (the dice are written in the order rolled,
+    and a .mat file writes the larger first)."""
+    return decision["game"], decision["ply"], decision["action"], decision["mark"]
+
+
+def test_a_game_without_decisions_is_analysed_at_the_default_depth(client):
+    game = new_game(client, seed=2)
+    report = client.get(f"/api/games/{game['id']}/analysis").json()
+    assert report["match"]["plies"] == 1 and report["decisions"] == []
+    assert [player["pr"] for player in report["players"]] == [0, 0]
+
+
+@pytest.mark.parametrize("plies", ["2", "-1", "one", "1.0"])
+def test_analysis_depth_is_bounded_by_the_server(client, plies):
+    game = new_game(client, seed=2)
+    answer = client.get(f"/api/games/{game['id']}/analysis", params={"plies": plies})
+    assert answer.status_code == 400
+    assert answer.json() == {"error": f"plies must be 0-1 on this server, got {plies}"}
+
+
+def test_a_set_up_game_is_not_analysed(client):
+    game = new_game(client, position=LAST_CHECKERS)
+    answer = client.get(f"/api/games/{game['id']}/analysis")
+    assert answer.status_code == 400 and "set up from a position" in answer.json()["error"]
 
 
 def test_resigning_ends_the_game(client):

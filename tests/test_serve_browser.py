@@ -1,9 +1,10 @@
 """The page of ``tdgammon serve`` in a real browser: Debian's chromium driven by Playwright.
 
 A person opens the page, starts a game, moves by clicking checkers and points,
-asks for a hint, doubles (the bot takes) and downloads the game as ``.mat``;
-then starts a game from a set-up position where the bot doubles, clicks Take and
-plays it to the end by clicking. Screenshots go to ``screenshots/`` (git-ignored).
+asks for a hint, doubles (the bot takes), downloads the game as ``.mat``, asks
+for its analysis and plays on by typing moves until the game ends and its
+analysis shows; then starts a game from a set-up position where the bot doubles,
+clicks Take and plays it to the end by clicking. Screenshots go to ``screenshots/`` (git-ignored).
 
 Only the operating system's browser is used (``/usr/bin/chromium``; ``.ci/run``
 installs it with apt-get when it is missing): Playwright is given its path and
@@ -98,7 +99,33 @@ def start(page, **fields) -> dict:
     return state(page)
 
 
-def test_a_move_by_clicks_a_hint_a_double_and_the_mat_file(page):
+def type_play(page, play: dict) -> None:
+    """Play one of the state's ``legal_moves`` by typing it."""
+    page.fill("#move-text", play["move"])
+    click(page, "#play-move")
+
+
+def play_to_the_end(page, play) -> dict:
+    """The person's side played with ``play(page, legal_move)`` (the first legal move),
+    rolling rather than doubling and passing a double, until the game ends."""
+    for _ in range(PERSON_STEPS):
+        game = state(page)
+        if game["result"]:
+            return game
+        if "move" in game["actions"]:
+            play(page, game["legal_moves"][0])
+        else:
+            click(page, "#roll" if "roll" in game["actions"] else "#pass")
+    pytest.fail("the game did not end")
+
+
+def assert_analysis_shown(page) -> None:
+    panel = page.locator("#game-analysis")
+    assert panel.is_visible() and "PR" in panel.inner_text()
+    assert page.locator("#analysis-summary tr").count() == 3  # the titles and both players
+
+
+def test_a_move_by_clicks_a_hint_a_double_the_mat_file_and_the_analysis(page):
     game = start(page)
     assert page.inner_text("#status")
     while "double" not in game["actions"]:
@@ -129,6 +156,13 @@ def test_a_move_by_clicks_a_hint_a_double_and_the_mat_file(page):
         page.click("#download-mat")
     text = Path(download.value.path()).read_text(encoding="utf-8")
     assert read_mat(text).match.game.cube_value == 2
+    click(page, "#analyse-game")
+    assert_analysis_shown(page)
+    game = play_to_the_end(page, type_play)
+    assert page.inner_text("#status").startswith(game["result"]["text"])
+    assert_analysis_shown(page)
+    page.locator("#game-analysis").scroll_into_view_if_needed()
+    shoot(page, "game-analysis")
 
 
 def test_the_bot_doubles_the_person_takes_and_plays_to_the_end(page):
@@ -137,18 +171,10 @@ def test_the_bot_doubles_the_person_takes_and_plays_to_the_end(page):
     click(page, "#hint-button")
     assert "take point" in page.inner_text("#cube-advice").lower()
     click(page, "#take")
-    for _ in range(PERSON_STEPS):
-        game = state(page)
-        if game["result"]:
-            break
-        if "move" in game["actions"]:
-            click_play(page, game["legal_moves"][0]["pairs"])
-        else:
-            click(page, "#roll")  # the person owns the cube: he rolls rather than redoubles
-    else:
-        pytest.fail("the game did not end")
+    game = play_to_the_end(page, lambda page, play: click_play(page, play["pairs"]))
     assert page.inner_text("#status").startswith(game["result"]["text"])
     assert game["result"]["points"] == 2 and page.locator("#download-mat").is_hidden()
+    assert page.locator("#analyse-game").is_hidden() and page.locator("#game-analysis").is_hidden()
     shoot(page, "game-over")
 
 

@@ -15,6 +15,12 @@ only adds the server's bounds before it calls them:
 
 ``show`` has no batch mode in the CLI; its answer here is ``tdgammon show
 --json``'s object plus ``svg``, the board drawn by ``tdgammon.engine.display.svg``.
+
+``match`` answers ``GET /api/games/{id}/analysis``: ``tdgammon analyse --json``'s
+object (docs/formats.md, "Match analysis") for a game session's match so far, at
+``MATCH_PLIES`` unless the query asks for another depth up to the server's
+``--plies``, with the network of the match's variant (the server's ``--model``
+if it has one).
 """
 
 from __future__ import annotations
@@ -22,8 +28,12 @@ from __future__ import annotations
 import argparse
 from types import ModuleType
 
+from tdgammon.engine.analysis.match_analysis import analyse_match
+from tdgammon.engine.analysis.match_report import analysis_json
+from tdgammon.engine.analysis.reports import load_search
 from tdgammon.engine.display.svg import board_svg
 from tdgammon.engine.evaluation.search import Search
+from tdgammon.engine.flow.match import Match
 from tdgammon.engine.formats.parse import format_ids, parse_position
 from tdgammon.engine.interfaces import cli_rollout
 from tdgammon.engine.interfaces.cli_analysis import cube_request, eval_request, hint_request
@@ -38,6 +48,9 @@ DEFAULT_ROLLOUT_TOP = 3
 """Plays rolled out for a request with dice that names no ``top``."""
 MAX_ROLLOUT_GAMES = 1296
 """Games one rollout request may play in all (trials x rolled-out positions)."""
+MATCH_PLIES = 1
+"""Depth of a match analysis that names none (or the server's ``--plies`` if lower):
+a game of 1-ply analysis takes about a second."""
 
 
 def command_defaults(module: ModuleType, argv: list[str]) -> argparse.Namespace:
@@ -58,15 +71,27 @@ def _whole(request: dict, name: str, default: int) -> int:
 class Analysis:
     """The answers of the analysis endpoints, on one ``Search`` (module docstring)."""
 
-    def __init__(self, search: Search, plies: int) -> None:
+    def __init__(self, search: Search, plies: int, model: str | None = None) -> None:
         self.search = search
         self.plies = plies
+        self.model = model
         self.rollout_defaults = command_defaults(cli_rollout, ["rollout", "-"])
+
+    def _depth_error(self, plies: object) -> FormatError:
+        return FormatError(f"plies must be 0-{self.plies} on this server, got {plies}")
 
     def _check_depth(self, request: dict) -> None:
         plies = _whole(request, "plies", 0)
         if plies > self.plies:
-            raise FormatError(f"plies must be 0-{self.plies} on this server, got {plies}")
+            raise self._depth_error(plies)
+
+    def _match_depth(self, text: str | None) -> int:
+        """The depth of ``?plies=N`` (``MATCH_PLIES`` when absent), bounded by the server's."""
+        if text is None:
+            return min(MATCH_PLIES, self.plies)
+        if text not in [str(plies) for plies in range(self.plies + 1)]:
+            raise self._depth_error(text[:40])
+        return int(text)
 
     def moves(self, request: dict) -> dict:
         """``POST /api/moves``: every legal play of a roll."""
@@ -113,3 +138,10 @@ class Analysis:
                 f"is {trials} x {plays}"
             )
         return cli_rollout.rollout_request(self.search, self.rollout_defaults, line)
+
+    def match(self, match: Match, plies: str | None = None) -> dict:
+        """``GET /api/games/{id}/analysis``: ``tdgammon analyse --json``'s object for
+        ``match`` (module docstring); FormatError for a variant it cannot analyse."""
+        depth = self._match_depth(plies)
+        search = load_search(self.model, match.settings.variant)
+        return analysis_json(analyse_match(match, search, depth))

@@ -10,6 +10,10 @@
   over the interpreter lock and starve the event loop that reads requests.
 - ``POST /api/games``, ``GET /api/games/{id}``, ``POST /api/games/{id}/actions``,
   ``GET /api/games/{id}/mat``: game sessions (``serve_games``, ``serve_store``).
+  ``GET /api/games/{id}/analysis[?plies=N]``: the analysis of the session's
+  match so far (``tdgammon analyse --json``), on the same threads as the
+  analyses; 400 for a game set up from a position (the analysis replays every
+  game from the starting position).
 - ``/`` the page, ``/static/...`` its files, ``/docs`` the API's documentation
   read from ``/openapi.json`` (all inside the package: nothing from the network).
 
@@ -30,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
@@ -39,7 +43,7 @@ from starlette.exceptions import HTTPException
 from tdgammon.engine.analysis.reports import load_search
 from tdgammon.engine.interfaces.cli_positions import decode_line, parse_request
 from tdgammon.engine.interfaces.serve_analysis import Analysis
-from tdgammon.engine.interfaces.serve_games import new_game
+from tdgammon.engine.interfaces.serve_games import WebGame, new_game
 from tdgammon.engine.interfaces.serve_store import GameStore, UnknownGame
 from tdgammon.engine.rules.errors import RuleError, TdgammonError
 
@@ -86,10 +90,10 @@ class Workers:
     def __init__(self, count: int) -> None:
         self._slots = asyncio.Semaphore(count)
 
-    async def run(self, function, argument):
-        """``function(argument)`` on a thread, once a slot is free."""
+    async def run(self, function, *arguments):
+        """``function(*arguments)`` on a thread, once a slot is free."""
         async with self._slots:
-            return await run_in_threadpool(function, argument)
+            return await run_in_threadpool(function, *arguments)
 
 
 class RolloutPool:
@@ -186,12 +190,15 @@ def _add_analysis_routes(
 
 
 def _add_game_routes(
-    app: FastAPI, games: GameStore, workers: Workers, settings: ServeSettings
+    app: FastAPI, games: GameStore, workers: Workers, analysis: Analysis, settings: ServeSettings
 ) -> None:
     def create(options: dict) -> dict:
         game = new_game(options, settings.plies, settings.model)
         games.add(game)
         return game.state()
+
+    def analyse(game: WebGame, plies: str | None) -> dict:
+        return analysis.match(game.match_so_far(), plies)
 
     @app.post(
         "/api/games",
@@ -224,6 +231,17 @@ def _add_game_routes(
             headers={"Content-Disposition": f'attachment; filename="tdgammon-{game.id}.mat"'},
         )
 
+    @app.get(
+        "/api/games/{game_id}/analysis",
+        summary="The analysis of the match so far (tdgammon analyse --json)",
+        tags=["games"],
+    )
+    async def analyse_game(
+        game_id: str,
+        plies: str | None = Query(None, description="search depth, at most the server's"),
+    ) -> dict:
+        return await workers.run(analyse, games.get(game_id), plies)
+
 
 def _add_page_routes(app: FastAPI) -> None:
     @app.get("/", include_in_schema=False)
@@ -247,10 +265,10 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
         redoc_url=None,
     )
     _add_error_handlers(app)
-    analysis = Analysis(load_search(settings.model), settings.plies)
+    analysis = Analysis(load_search(settings.model), settings.plies, settings.model)
     workers = Workers(settings.threads)
     _add_analysis_routes(app, analysis, workers, RolloutPool())
     games = GameStore(settings.max_games, settings.idle_seconds)
-    _add_game_routes(app, games, workers, settings)
+    _add_game_routes(app, games, workers, analysis, settings)
     _add_page_routes(app)
     return app

@@ -27,6 +27,7 @@ of an Acey-Deucey resignation; default single) and ``next``.
 from __future__ import annotations
 
 import argparse
+import copy
 import functools
 import secrets
 import threading
@@ -382,15 +383,26 @@ class WebGame:
             "set_up": self.set_up,
         }
 
-    def mat(self) -> str:
-        """The match as a ``.mat`` record (``GET /api/games/{id}/mat``)."""
+    def _check_from_start(self, answer: str, reader: str) -> None:
+        """FormatError for a set-up game: ``reader`` (of ``answer``) replays from the start."""
         if self.set_up:
             raise FormatError(
-                "a game set up from a position has no .mat record: the format replays "
+                f"a game set up from a position has no {answer}: {reader} replays "
                 "every game from the starting position"
             )
+
+    def mat(self) -> str:
+        """The match as a ``.mat`` record (``GET /api/games/{id}/mat``)."""
+        self._check_from_start(".mat record", "the format")
         with self.lock:
             return format_mat(self.match)
+
+    def match_so_far(self) -> Match:
+        """A copy of the match, for its analysis (``GET /api/games/{id}/analysis``):
+        the finished games and the one in progress."""
+        self._check_from_start("analysis", "the analysis")
+        with self.lock:
+            return copy.deepcopy(self.match)
 
 
 def _move(web: WebGame, request: dict) -> None:

@@ -48,11 +48,15 @@ function setState(next) {
   partial = [];
   selected = null;
   $("hint-panel").hidden = true;
+  $("game-analysis").hidden = true;
   render();
 }
 
-const act = async (action, extra = {}) =>
+async function act(action, extra = {}) {
+  // the person's action; the game's analysis when it ends it
   setState(await api("POST", `/api/games/${state.id}/actions`, { action, ...extra }));
+  if (state.result && !state.set_up) await gameAnalysis();
+}
 
 // ------------------------------------------------------------------ drawing
 
@@ -85,6 +89,7 @@ function render() {
   }
   $("undo").hidden = partial.length === 0;
   $("hint-button").hidden = !(state.your_decision && state.position);
+  $("analyse-game").hidden = state.set_up;
   $("move-form").hidden = !state.actions.includes("move");
   const mat = $("download-mat");
   mat.hidden = state.set_up;
@@ -309,6 +314,48 @@ async function analyse() {
   }
 }
 
+// ------------------------------------------------------------------ the game's analysis
+
+function fillTable(table, titles, rows) {
+  table.replaceChildren();
+  const head = table.insertRow();
+  for (const title of titles) head.append(element("th", title));
+  for (const cells of rows) {
+    const row = table.insertRow();
+    for (const text of cells) row.append(element("td", String(text)));
+  }
+}
+
+function summaryRow(player) {
+  // a player's totals (docs/formats.md, "Match analysis"): error rates in mEMG per decision
+  const { checker, cube } = player;
+  return [player.name, checker.unforced, checker.error_rate.toFixed(1), cube.decisions,
+    cube.error_rate.toFixed(1), player.pr.toFixed(1), signed(player.luck)];
+}
+
+function mistakeRow(decision) {
+  // a marked decision: where, who, the roll (or "cube"), played, best and the equity lost
+  const [roll, played, best] = decision.type === "checker"
+    ? [decision.dice.join("-"), decision.played.move, decision.best[0].move]
+    : ["cube", decision.action, decision.cube.proper];
+  return [decision.game, decision.ply, decision.player, roll, played, best,
+    decision.error.toFixed(3), decision.label || decision.mark];
+}
+
+async function gameAnalysis() {
+  const report = await api("GET", `/api/games/${state.id}/analysis`);
+  const { plies, games, thresholds } = report.match;
+  $("analysis-method").textContent = `${plies}-ply analysis of ${games} game${games === 1 ? "" : "s"}: `
+    + `error rates in mEMG per decision, luck and equity lost in EMG; mistakes lose ${thresholds.doubtful.toFixed(3)} or more.`;
+  fillTable($("analysis-summary"), ["", "checker plays", "error rate", "cube decisions", "error rate", "PR", "luck"],
+    report.players.map(summaryRow));
+  const marked = report.decisions.filter((decision) => decision.mark);
+  fillTable($("mistakes"), ["game", "move", "player", "roll", "played", "best", "lost", ""], marked.map(mistakeRow));
+  $("mistakes").hidden = marked.length === 0;
+  $("no-mistakes").hidden = marked.length > 0;
+  $("game-analysis").hidden = false;
+}
+
 function gameOptions() {
   const form = $("new-game-form");
   const options = {
@@ -334,6 +381,7 @@ function wire() {
     return drawPartial();
   }));
   $("hint-button").addEventListener("click", () => guarded(hint));
+  $("analyse-game").addEventListener("click", () => guarded(gameAnalysis));
   $("move-form").addEventListener("submit", (event) => {
     event.preventDefault();
     guarded(() => act("move", { move: $("move-text").value }));
