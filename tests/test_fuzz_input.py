@@ -62,8 +62,9 @@ BATCH_COMMANDS = {
 EVERY = frozenset(BATCH_COMMANDS)
 READ_DICE = frozenset({"moves", "hint", "rollout"})
 READ_PLIES = frozenset({"hint", "eval", "cube", "rollout"})
-DECIDE = frozenset({"moves", "hint", "cube"})
-"""The commands that read ``dice``, ``plies``, and that decide (no decision in a finished game)."""
+DECIDE = frozenset({"moves", "hint", "cube", "rollout"})
+"""The commands that read ``dice``, ``plies``, and that refuse a finished game (nothing to
+decide or roll out)."""
 
 HOSTILE_LINES = [
     (f'{{"position": "{START}", "dice": [1e400, 2]}}', EVERY),
