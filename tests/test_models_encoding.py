@@ -276,16 +276,18 @@ def test_raw_hand_tells_hand_from_nothing():
 
 
 def test_shipped_standard_model_evaluates_exactly_as_before():
-    # Values recorded from the evaluator before variants were added (same model file):
+    # Values recorded from the evaluator before variants were added (the model file
+    # shipped then, tdgammon-tesauro80.pt, still shipped for --model):
     # the raw encoding and the standard evaluation path are unchanged.
     import torch
 
-    from tdgammon.engine.evaluation.evaluator import NetworkAgent, default_evaluator
+    from tdgammon.engine.evaluation.evaluator import NetworkAgent, load_evaluator
     from tdgammon.engine.movegen.vectorized import generate_moves
     from tdgammon.engine.rules.outputs import invert
+    from tdgammon.models import shipped_model
 
     torch.set_num_threads(1)
-    evaluator = default_evaluator()
+    evaluator = load_evaluator(shipped_model().with_name("tdgammon-tesauro80.pt"))
     assert evaluator.variant.name == "standard" and evaluator.encoding.name == "raw"
     np.testing.assert_allclose(
         evaluator.evaluate(starting_board()),
