@@ -81,7 +81,8 @@ def connect(
     ``address``: join that cluster (``ray.init(address=...)``, e.g. ``auto`` or
     ``ray://host:10001``). Otherwise a local instance with ``workers +
     driver_cpus`` CPUs (the driver: the learner of a training run; 0 for a
-    rollout, whose driver only waits), without the dashboard.
+    rollout, whose driver only waits), without the dashboard, its workers at
+    normal priority.
     """
     if workers < 1:
         raise DistributedError(f"--workers must be >= 1 to use Ray, got {workers}")
@@ -95,6 +96,9 @@ def connect(
         cores = os.cpu_count() or 1
         if workers + driver_cpus > cores:
             echo(f"note: {workers} Ray workers share {cores} cores")
+        # Ray starts its workers at nice 15; here they do the work, so they run at
+        # the driver's priority (a user's setting of the variable wins)
+        os.environ.setdefault("RAY_worker_niceness", "0")
         ray.init(
             num_cpus=workers + driver_cpus, include_dashboard=False, logging_level=logging.WARNING
         )
