@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 
+from tdgammon.engine.interfaces import cli_london_bridge
 from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.variants import VARIANTS, get_variant
 
@@ -113,6 +114,8 @@ def _add_rules(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    if args.game == cli_london_bridge.LONDON_BRIDGE:
+        return cli_london_bridge.cmd_play(args)
     from tdgammon.engine.flow.match import Match
     from tdgammon.engine.interfaces.terminal import HumanAgent, TerminalSession, check_save_path
     from tdgammon.engine.players.cube_actions import check_match_length
@@ -180,6 +183,8 @@ class _Progress:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
+    if args.game == cli_london_bridge.LONDON_BRIDGE:
+        return cli_london_bridge.cmd_match(args)
     from tdgammon.engine.players.cube_actions import check_match_length
     from tdgammon.engine.players.duel import play_duel, play_series
     from tdgammon.engine.players.factory import make_agent
@@ -251,6 +256,7 @@ def register(commands, bench_targets: dict) -> None:
     )
     play.add_argument("--no-board", action="store_true", help="do not draw the board")
     _add_rules(play)
+    cli_london_bridge.add_game_options(play)
     play.set_defaults(run=cmd_play)
 
     match = commands.add_parser(
@@ -273,4 +279,5 @@ def register(commands, bench_targets: dict) -> None:
         "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar"
     )
     _add_rules(match)
+    cli_london_bridge.add_game_options(match)
     match.set_defaults(run=cmd_match)
