@@ -21,6 +21,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cli_runner import run
 
 from tdgammon.engine.analysis.match_analysis import analyse_match, load_match
 from tdgammon.engine.analysis.match_decisions import (
@@ -38,7 +39,6 @@ from tdgammon.engine.flow.match import Match, MatchSettings
 from tdgammon.engine.flow.matfile import format_mat, read_mat
 from tdgammon.engine.players.agents import RandomAgent
 from tdgammon.engine.players.cube_actions import play_match
-from tests.cli_runner import run
 
 DATA = Path(__file__).parent / "data"
 GNUBG = DATA / "gnubg_export_7pt.mat"
