@@ -23,8 +23,8 @@ BACKGAMMON = "backgammon"
 LONDON_BRIDGE = "london-bridge"
 GAMES = (BACKGAMMON, LONDON_BRIDGE)
 HUMAN = "human"
-DEFAULT_BOT = "bot"
 HINT_PLAYER = "bot"
+"""Who answers ``hint`` when two humans play (otherwise the bot being played)."""
 LISTED_MOVES = 24
 """Legal moves printed at a time (a position can have tens of thousands)."""
 BACKGAMMON_OPTIONS = (
@@ -132,10 +132,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise FormatError(f"--games must be at least 1, got {args.games}")
     rules = _rules(args)
-    opponent_spec = DEFAULT_BOT if args.opponent == "bot" else args.opponent
     opponent = None
-    if opponent_spec.strip().lower() != HUMAN:
-        opponent = make_player(opponent_spec, rules, args.seed)
+    if args.opponent.strip().lower() != HUMAN:
+        opponent = make_player(args.opponent, rules, args.seed)
     hint = opponent if opponent is not None else make_player(HINT_PLAYER, rules, args.seed)
     session = Session(
         rules,
@@ -148,10 +147,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         show_board=not args.no_board,
     )
     against = "another human" if opponent is None else opponent.name
-    print(
-        f"tdgammon: London Bridge, {args.name} against {against}. Type help for commands.",
-        file=sys.stdout,
-    )
+    print(f"tdgammon: London Bridge, {args.name} against {against}. Type help for commands.")
     return session.run(args.games, first_seat=args.seat)
 
 
@@ -189,14 +185,11 @@ class Session:
                 return 0
             points = game.points()
             mine, theirs = points[my_seat], points[1 - my_seat]
-            outcome = (
-                "a draw"
-                if mine == theirs
-                else (f"{self.names[0]} win" if mine > theirs else f"{self.names[1]} wins")
-            )
+            winner = self.names[0] if mine > theirs else self.names[1]
+            outcome = "a draw" if mine == theirs else f"won by {winner}"
             self.say(f"Game over after {game.turns} turns: {mine}-{theirs}, {outcome}.")
             if game.turns >= self.rules.turn_limit:
-                self.say(f"(the turn limit, {self.rules.turn_limit} turns: docs 5.3)")
+                self.say(f"(the turn limit of docs/london_bridge.md 5.3: {game.turns} turns)")
             score[0] += 0.5 + 0.5 * np.sign(mine - theirs)
             score[1] += 0.5 - 0.5 * np.sign(mine - theirs)
         if games > 1:
