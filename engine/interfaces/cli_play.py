@@ -25,7 +25,7 @@ def _is_human(spec: str) -> bool:
     return spec.strip().lower() == HUMAN
 
 
-def _check_texts(args: argparse.Namespace, options: tuple[str, ...]) -> None:
+def check_texts(args: argparse.Namespace, options: tuple[str, ...]) -> None:
     """Player names and specs of ``options`` (argparse dests) must be printable text on
     one line: a .mat file holds the names (``tdgammon.engine.flow.matfile.check_name``)."""
     from tdgammon.engine.flow.matfile import check_name
@@ -39,7 +39,9 @@ def _check_texts(args: argparse.Namespace, options: tuple[str, ...]) -> None:
                 raise FormatError(f"--{dest.replace('_', '-')}: {error}") from None
 
 
-def _settings(args: argparse.Namespace, max_games: int = 0):
+def match_settings(args: argparse.Namespace, max_games: int = 0):
+    """The ``MatchSettings`` of ``play`` / ``match``'s options (also ``tdgammon serve``'s
+    ``POST /api/games``), checked; ``max_games``: money sessions' game limit."""
     from tdgammon.engine.evaluation.search import check_plies
     from tdgammon.engine.flow.match import MatchSettings
 
@@ -123,10 +125,10 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     if args.games < 0:
         raise FormatError(f"--games must be 0 or more, got {args.games}")
-    _check_texts(args, ("name", "opponent_name", "opponent"))
+    check_texts(args, ("name", "opponent_name", "opponent"))
     if args.save is not None:
         check_save_path(args.save)  # before playing: a game is never lost at the end
-    settings = _settings(args, max_games=0 if args.length else max(args.games, 1))
+    settings = match_settings(args, max_games=0 if args.length else max(args.games, 1))
     me = HumanAgent(args.name)
     if _is_human(args.opponent):
         opponent = HumanAgent(args.opponent_name or "player 2")
@@ -191,7 +193,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
     if args.games < 1:
         raise FormatError(f"--games must be at least 1, got {args.games}")
-    _check_texts(args, ("a", "b"))
+    check_texts(args, ("a", "b"))
     seed = 0 if args.seed is None else args.seed
     variant = get_variant(args.variant).name
     if _is_human(args.a) or _is_human(args.b):
@@ -200,7 +202,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     agent_b = make_agent(args.b, variant=variant, plies=args.plies, seed=seed + 1)
     if agent_a.name == agent_b.name:
         agent_b.name = agent_b.name + "-b"
-    settings = _settings(args)
+    settings = match_settings(args)
     check_match_length(settings, [agent_a, agent_b])
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     # the batched duel knows no stakes: the stakes rule plays through the game rules

@@ -176,8 +176,8 @@ def _set_up(match: Match, position: Position) -> None:
 def new_game(request: dict, max_plies: int, model: str | None = None) -> WebGame:
     """The game or match that ``POST /api/games`` asks for (module docstring)."""
     args = game_options(request, max_plies)
-    cli_play._check_texts(args, ("name",))
-    settings = cli_play._settings(args, max_games=0 if args.length else args.games)
+    cli_play.check_texts(args, ("name",))
+    settings = cli_play.match_settings(args, max_games=0 if args.length else args.games)
     players = [HumanAgent(args.name), _bot(args, settings.variant, model)]
     if args.seat == 1:
         players.reverse()
