@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from tdgammon.engine.flow.random_play import random_boards, random_game_positions
-from tdgammon.engine.movegen import vectorized
+from tdgammon.engine.movegen import compiled, vectorized
 from tdgammon.engine.movegen.reference import legal_plays
 from tdgammon.engine.movegen.vectorized import NO_MOVE, board_keys, generate_moves
 from tdgammon.engine.rules.board import BOARD_SIZE, board_from_points, starting_board
@@ -69,6 +69,12 @@ def _compare(boards, dice, expected, result):
         else:
             assert len(got) == len(set(got)), f"{where}: a play listed twice"
             assert set(got) == expected[i], f"{where}: {len(got)} vs {len(expected[i])}"
+
+
+@pytest.fixture(autouse=True)
+def numpy_generator(monkeypatch):
+    """These tests patch the numpy generator's keys: route every variant to it."""
+    monkeypatch.setattr(compiled, "available", lambda: False)
 
 
 @pytest.fixture(scope="module")
@@ -152,3 +158,18 @@ def test_unpatched_keys_are_distinct_on_the_sample(standard_sample):
     boards, dice, expected = standard_sample
     plays = np.array(sorted(board for board, _ in expected[dice.tolist().index([5, 6])]))
     assert len(np.unique(board_keys(plays.astype(np.int8)))) == len(plays)
+
+
+def test_the_compiled_generator_with_all_keys_equal_lists_every_play(monkeypatch, standard_sample):
+    # Its de-duplication key is a Zobrist sum too; with every weight zero all plays
+    # of a parent share one key and only the exact comparison keeps them apart.
+    monkeypatch.undo()  # the compiled generator, not the autouse numpy route
+    if not compiled.available():
+        pytest.skip("numba is not available")
+    boards, dice, expected = standard_sample
+    monkeypatch.setattr(compiled, "_WEIGHTS", np.zeros(BOARD_SIZE, dtype=np.int64))
+    children, parents, moves = compiled.generate_pairs(boards, dice)
+    result = vectorized.MoveList(
+        children, parents, moves, np.zeros(len(parents), np.int8), np.zeros(len(parents), bool)
+    )
+    _compare(boards, dice, expected, result)
