@@ -106,9 +106,9 @@ def test_generate_moves_uses_the_compiled_generator(monkeypatch):
     assert calls == [10]
 
 
-def test_tdgammon_movegen_numpy_switches_it_off():
+def test_tdgammon_numba_0_switches_it_off():
     code = "from tdgammon.engine.movegen import compiled; print(compiled.available())"
-    env = dict(os.environ, TDGAMMON_MOVEGEN="numpy")
+    env = dict(os.environ, TDGAMMON_NUMBA="0")
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )

@@ -35,7 +35,7 @@ generator's, see its module docstring):
 
 numba is a dependency of tdgammon; when it cannot be imported (a platform
 without wheels) ``available()`` is False and the numpy generator does the
-work alone. ``TDGAMMON_MOVEGEN=numpy`` forces that path.
+work alone. ``TDGAMMON_NUMBA=0`` (every compiled kernel of tdgammon off) forces that path.
 """
 
 from __future__ import annotations
@@ -74,8 +74,8 @@ def _load():
     global _kernel, _unavailable
     if _kernel is not None or _unavailable is not None:
         return _kernel
-    if os.environ.get("TDGAMMON_MOVEGEN", "").strip().lower() == "numpy":
-        _unavailable = "TDGAMMON_MOVEGEN=numpy"
+    if os.environ.get("TDGAMMON_NUMBA", "").strip() == "0":
+        _unavailable = "TDGAMMON_NUMBA=0"
         return None
     try:
         from tdgammon.engine.movegen import _compiled_kernel

@@ -554,7 +554,7 @@ def generate_moves(
     The variants whose checkers start on the board are played by the compiled
     generator (``tdgammon.engine.movegen.compiled``: the same rows in the same
     order, about 3-4x faster on large batches and far faster on small ones)
-    when numba is available; the others, or ``TDGAMMON_MOVEGEN=numpy``, by the
+    when numba is available; the others, or ``TDGAMMON_NUMBA=0``, by the
     numpy code of this module.
     """
     variant = get_variant(variant)
