@@ -8,6 +8,8 @@ tests/test_rollout.py.
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 from cli_runner import run
@@ -119,7 +121,8 @@ def test_ctrl_c_reports_the_finished_batches(capsys, pipcount, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli_rollout, "trial_batches", interrupted)
-    code, out, err = run(capsys, "rollout", START, "--trials", "700", "--truncate", "1", "--json")
+    argv = ["rollout", START, "--trials", "700", "--truncate", "1", "--threads", "1", "--json"]
+    code, out, err = run(capsys, *argv)
     report = json.loads(out)
     assert code == 130 and report["interrupted"]
     assert report["trials"] == 324
@@ -158,6 +161,7 @@ def test_cubeful_rollout(capsys, pipcount):
         (["rollout", START, "--dice", "31", "--opening"], "opening"),
         (["rollout", START, "--cubeful", "--opening"], "opening"),
         (["rollout", "AAAAwP8fAAAAAA"], "the game is over"),
+        (["rollout", START, "--threads", "0"], "threads"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(capsys, pipcount, argv, message):
@@ -174,3 +178,42 @@ def test_bench_rollout(capsys, pipcount):
     assert row["equity_se"] <= row["equity_se_without_variance_reduction"]
     code, out, _ = run(capsys, "bench", "rollout", "--trials", "4")
     assert code == 0 and "trials/s" in out
+
+
+@pytest.mark.parametrize(
+    "extra", [[], ["--dice", "31", "--top", "3"], ["--cubeful"]], ids=["position", "plays", "cube"]
+)
+def test_threads_give_the_one_thread_answer(capsys, pipcount, extra):
+    argv = ["rollout", START, "--trials", "50", "--truncate", "5", "--json", *extra]
+    one = json.loads(run(capsys, *argv, "--threads", "1")[1])
+    for threads in ("2", "3"):
+        assert json.loads(run(capsys, *argv, "--threads", threads)[1]) == one
+
+
+def test_ctrl_c_on_threads_stops_them_and_reports_the_finished_chunks(
+    capsys, pipcount, monkeypatch
+):
+    real = cli_rollout.trial_batches
+
+    def interrupted(*args, **kwargs):
+        batches = real(*args, **kwargs)
+        yield next(batches)
+        raise KeyboardInterrupt
+
+    before = threading.active_count()
+    monkeypatch.setattr(cli_rollout, "trial_batches", interrupted)
+    argv = ["rollout", START, "--trials", "90", "--truncate", "30", "--threads", "3", "--json"]
+    code, out, _ = run(capsys, *argv)
+    report = json.loads(out)
+    assert code == 130 and report["interrupted"] and report["trials"] == 30
+    deadline = time.monotonic() + 30
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() == before  # no rollout thread left running
+
+
+def test_bench_rollout_on_threads(capsys, pipcount):
+    code, out, _ = run(capsys, "bench", "rollout", "--trials", "10", "--threads", "2", "--json")
+    row = json.loads(out)
+    assert code == 0 and row["threads"] == 2 and row["threads_identical_to_one_thread"]
+    assert row["threads_seconds"] > 0 and row["threads_speedup"] > 0

@@ -63,7 +63,12 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--presets", default="tesauro80,extended128", help="selfplay: comma-separated presets"
     )
-    group.add_argument("--threads", type=int, default=1, help="selfplay/strength: torch threads")
+    group.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="selfplay/strength: torch threads; rollout: rollout threads in one process",
+    )
     group.add_argument(
         "--parallel-games", type=int, default=512, help="selfplay: games advancing together"
     )

@@ -25,8 +25,11 @@ import argparse
 import dataclasses
 import functools
 import json
+import os
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -129,25 +132,79 @@ def run_trials(batches, total: int, combine, progress: bool):
 
 
 def trial_batches(
-    function, shared: tuple, chunks, options: dict, rows_per_trial: int, workers, progress
+    function,
+    shared: tuple,
+    chunks,
+    options: dict,
+    rows_per_trial: int,
+    workers,
+    progress,
+    threads: int = 1,
 ):
     """The results of ``function(*shared, chunk, **options)`` for each trial range of
-    ``chunks``, in order: one after the other in this process, or as Ray tasks on
-    ``workers`` (a ``Workers``; same results, ``tdgammon.engine.evaluation.distributed``).
+    ``chunks``, in order: in this process, one after the other or on ``threads``
+    threads at once, or as Ray tasks on ``workers`` (a ``Workers``; same
+    results, ``tdgammon.engine.evaluation.distributed``).
     progress: called with the games of each chunk as it finishes."""
-    if workers is None:
+    if workers is not None:
+        with ray_session(workers.count, workers.address):
+            yield from map_trial_chunks(
+                function,
+                shared,
+                chunks,
+                options=options,
+                rows_per_trial=rows_per_trial,
+                progress=progress,
+            )
+        return
+    if threads <= 1:
         for chunk in chunks:
             yield function(*shared, chunk, progress=progress, **options)
         return
-    with ray_session(workers.count, workers.address):
-        yield from map_trial_chunks(
-            function,
-            shared,
-            chunks,
-            options=options,
-            rows_per_trial=rows_per_trial,
-            progress=progress,
-        )
+    yield from _threaded_chunks(function, shared, chunks, options, progress, threads)
+
+
+class _Stopped(Exception):
+    """Raised inside a rollout thread when the caller has gone (Ctrl-C)."""
+
+
+def _threaded_chunks(function, shared: tuple, chunks, options: dict, progress, threads: int):
+    """``trial_batches`` on ``threads`` threads of this process.
+
+    The move generator (a numba kernel without the GIL), numpy's array loops
+    and torch's network passes release the GIL, so the threads use that many
+    cores; every trial is played exactly as in one thread (a trial's dice and
+    the batch-invariant network do not depend on its neighbours). On Ctrl-C
+    the threads stop at their next finished game and the chunks not started
+    are dropped."""
+    stop = threading.Event()
+    lock = threading.Lock()
+
+    def finished(games: int) -> None:
+        if stop.is_set():
+            raise _Stopped
+        if progress is not None:
+            with lock:
+                progress(games)
+
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rollout")
+    try:
+        futures = [
+            pool.submit(function, *shared, chunk, progress=finished, **options) for chunk in chunks
+        ]
+        for future in futures:
+            yield future.result()
+    finally:
+        stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def default_threads() -> int:
+    """The CPUs this process may run on (``--threads``' default)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _estimate_json(est: RolloutEstimate, cubeful=None) -> dict:
@@ -177,12 +234,14 @@ def rollout_report(
     cubeful: bool = False,
     progress: bool = False,
     workers: Workers | None = None,
+    threads: int = 1,
 ) -> dict:
     """The docs/formats.md ``rollout --json`` object (module docstring).
 
     cubeful: play the trials with the cube (``tdgammon.engine.cube.rollout``);
     the cubeless numbers then come from the same games. workers: run the
-    batches on Ray (``--workers``), with the same result. On Ctrl-C returns the
+    batches on Ray (``--workers``), with the same result; threads: run them on
+    that many threads of this process (``--threads``), with the same result. On Ctrl-C returns the
     report of the finished batches with ``"interrupted": true``, or re-raises
     KeyboardInterrupt when none had finished.
     """
@@ -199,6 +258,8 @@ def rollout_report(
     else:
         roots, flipped = play_roots(plays)
     batch = max(MIN_BATCH_TRIALS, BATCH_ROWS // len(roots))
+    if threads > 1:  # at least a chunk per thread
+        batch = max(1, min(batch, -(-trials // threads)))
     chunks = split_trials(0, trials, batch)
     interrupted = False
     try:
@@ -224,7 +285,14 @@ def rollout_report(
             function, shared, combine = rollout_trials, (search, roots), combine_trials
         results = run_trials(
             lambda bar: trial_batches(
-                function, shared, chunks, {"settings": settings}, len(roots), workers, bar
+                function,
+                shared,
+                chunks,
+                {"settings": settings},
+                len(roots),
+                workers,
+                bar,
+                threads,
             ),
             trials * len(roots),
             combine,
@@ -375,12 +443,13 @@ def _load(args: argparse.Namespace) -> Search:
     return load_search(args.model)
 
 
-def _set_threads(threads: int) -> None:
-    """torch threads for the network passes (rollout batches are small, and a busy
-    second core makes two threads much slower than one)."""
+def _set_threads(threads: int | None) -> int:
+    """``--threads`` (default: every CPU this process may use), checked; torch gets
+    one thread per rollout thread (its own threads only fight over the cores)."""
     import torch
 
-    torch.set_num_threads(_whole(threads, "threads", 1))
+    torch.set_num_threads(1)
+    return default_threads() if threads is None else _whole(threads, "threads", 1)
 
 
 def rollout_request(
@@ -409,13 +478,14 @@ def rollout_request(
         cubeful=_flag(request.get("cubeful", args.cubeful), "cubeful"),
         progress=args.progress,
         workers=workers,
+        threads=getattr(args, "threads", 1),
     )
 
 
 def cmd_rollout(args: argparse.Namespace) -> int:
     settings, trials = _settings(args)
     workers = workers_option(args)
-    _set_threads(args.threads)
+    args.threads = _set_threads(args.threads)
     top = _whole(args.top, "top", 1) if args.top is not None else None
     dice = parse_dice(args.dice) if args.dice is not None else None
     progress = args.progress or (sys.stderr.isatty() and args.position != "-")
@@ -439,6 +509,7 @@ def cmd_rollout(args: argparse.Namespace) -> int:
         cubeful=args.cubeful,
         progress=progress,
         workers=workers,
+        threads=args.threads,
     )
     print(json.dumps(report) if args.json else rollout_text(report))
     if report["interrupted"]:
@@ -462,12 +533,14 @@ def bench_rollout(
     plies: int = 0,
     seed: int = 1,
     workers: Workers | None = None,
+    threads: int = 1,
 ) -> dict:
     """Time a rollout of the opening position (before rolling, the player on roll):
     ``trials`` trials at ``plies``, variance reduction, quasi-random dice, in one
-    process as one batch, and with ``workers`` also on that many Ray workers
-    (one range of trials each; Ray's start and a warm-up task per worker not
-    timed), checking that both give the same trials. Returns the figures of
+    process as one batch; with ``threads`` > 1 also on that many threads of one
+    process (one range of trials each), and with ``workers`` on that many Ray
+    workers (one range each; Ray's start and a warm-up task per worker not
+    timed), checking that all give the same trials. Returns the figures of
     ``tdgammon bench rollout``."""
     settings = RolloutSettings(seed=seed, plies=plies)
     shipped, search = search, rollout_search(search)  # Ray workers get the picklable one
@@ -493,7 +566,31 @@ def bench_rollout(
         if reduced.equity_se > 0
         else None,
         "workers": 0,
+        "threads": 1,
     }
+    if threads > 1:
+        chunks = split_trials(0, trials, -(-trials // threads))
+        parts, threaded = _timed(
+            lambda: list(
+                trial_batches(
+                    rollout_trials,
+                    (search, board),
+                    chunks,
+                    {"settings": settings},
+                    1,
+                    None,
+                    None,
+                    threads,
+                )
+            )
+        )
+        row.update(
+            threads=threads,
+            threads_seconds=threaded,
+            threads_trials_per_second=trials / threaded,
+            threads_identical_to_one_thread=_identical(combine_trials(parts), results),
+            threads_speedup=seconds / threaded,
+        )
     if workers is not None:
         row.update(_bench_workers(shipped, board, trials, settings, workers, results))
         row["speedup"] = seconds / row["workers_seconds"]
@@ -516,18 +613,21 @@ def _bench_workers(search, board, trials, settings, workers, single) -> dict:
                 map_trial_chunks(rollout_trials, shared, chunks, options={"settings": settings})
             )
         )
-    combined = combine_trials(parts)
-    identical = all(
-        np.array_equal(getattr(combined, name), getattr(single, name))
-        for name in ("trials", "probabilities", "outcomes", "plies")
-    )
     return {
         "workers": count,
         "ray_start_seconds": ray_start,
         "workers_seconds": seconds,
         "workers_trials_per_second": trials / seconds,
-        "identical_to_one_process": identical,
+        "identical_to_one_process": _identical(combine_trials(parts), single),
     }
+
+
+def _identical(a, b) -> bool:
+    """Whether two ``TrialResults`` hold the same trials, bit for bit."""
+    return all(
+        np.array_equal(getattr(a, name), getattr(b, name))
+        for name in ("trials", "probabilities", "outcomes", "plies")
+    )
 
 
 def bench_rollout_command(args: argparse.Namespace) -> int:
@@ -535,11 +635,11 @@ def bench_rollout_command(args: argparse.Namespace) -> int:
     import torch
 
     workers = workers_option(args)
-    _set_threads(max(1, getattr(args, "threads", 1)))
+    threads = _set_threads(getattr(args, "threads", 1))
     search = _load(argparse.Namespace(model=getattr(args, "model", None)))
     trials = _whole(args.trials, "trials", 1)
     plies = _whole(getattr(args, "plies", 0), "plies", 0, MAX_PLIES)
-    row = bench_rollout(search, trials, plies, getattr(args, "seed", 1), workers)
+    row = bench_rollout(search, trials, plies, getattr(args, "seed", 1), workers, threads)
     row["torch_threads"] = torch.get_num_threads()
     if args.json:
         print(json.dumps(row))
@@ -549,9 +649,16 @@ def bench_rollout_command(args: argparse.Namespace) -> int:
         f"{row['plies']}-ply, variance reduction, quasi-random dice"
     )
     print(
-        f"  one process ({row['torch_threads']} torch thread(s)): {row['seconds']:.1f} s, "
+        f"  one process, one thread: {row['seconds']:.1f} s, "
         f"{row['trials_per_second']:.0f} trials/s ({row['mean_game_plies']:.1f} plies per game)"
     )
+    if row["threads"] > 1:
+        same = "identical trials" if row["threads_identical_to_one_thread"] else "DIFFERENT trials"
+        print(
+            f"  one process, {row['threads']} threads: {row['threads_seconds']:.1f} s, "
+            f"{row['threads_trials_per_second']:.0f} trials/s, x{row['threads_speedup']:.2f} "
+            f"({same})"
+        )
     if workers is not None:
         same = "identical trials" if row["identical_to_one_process"] else "DIFFERENT trials"
         print(
@@ -628,7 +735,12 @@ def register(commands, bench_targets: dict) -> None:
     ro.add_argument(
         "--model", default=None, help="a model file or checkpoint (default: the shipped network)"
     )
-    ro.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    ro.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="roll out on N threads of this process, same result (default: every CPU)",
+    )
     ro.add_argument(
         "--workers",
         type=int,
