@@ -183,7 +183,7 @@ ROUGH_MARGIN = 1e-3
 """Plays whose quick equity is within this of their position's best are valued
 again batch-invariantly before the choice (the quick values are within ~1e-5)."""
 
-PAIRS_PER_CALL = {0: 4096, 1: 48, 2: 2, 3: 1}
+PAIRS_PER_CALL = {0: 16384, 1: 48, 2: 2, 3: 1}
 """(board, roll) pairs per move-generation call by depth: bounds the memory of a call."""
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -333,7 +333,7 @@ class BatchInvariantNetwork:
     boards ``(B, 30)`` side-to-move view -> ``(B, 5) float32`` for the player on roll.
     """
 
-    CHUNK = 16384
+    CHUNK = 4096
 
     def __init__(self, evaluator) -> None:
         import torch
@@ -404,15 +404,16 @@ class BatchInvariantNetwork:
         with torch.inference_mode():
             for start in range(0, len(after), self.CHUNK):
                 part = after[start : start + self.CHUNK]
-                index = torch.from_numpy(part.astype(np.int32) + _SLOT_OFFSETS)
+                index = torch.from_numpy(np.add(part, _SLOT_OFFSETS, dtype=np.int32))
                 pre = torch.nn.functional.embedding_bag(index, self._flipped_table, mode="sum")
-                s = torch.sigmoid(torch.addmm(bias, torch.sigmoid(pre), weight.T))
-                win = s[:, 0]
-                win_gammon = win * s[:, 1]
-                lose_gammon = (1.0 - win) * s[:, 3]
-                out[start : start + self.CHUNK] = torch.stack(
-                    [win, win_gammon, win_gammon * s[:, 2], lose_gammon, lose_gammon * s[:, 4]], 1
-                ).numpy()
+                s = torch.sigmoid(torch.addmm(bias, torch.sigmoid(pre), weight.T)).numpy()
+                block = out[start : start + self.CHUNK]
+                np.multiply(s[:, 0], s[:, 1], out=block[:, 1])
+                np.multiply(block[:, 1], s[:, 2], out=block[:, 2])
+                np.subtract(1.0, s[:, 0], out=block[:, 3])
+                block[:, 3] *= s[:, 3]
+                np.multiply(block[:, 3], s[:, 4], out=block[:, 4])
+                block[:, 0] = s[:, 0]
         return out
 
     def _forward(self, boards: np.ndarray) -> np.ndarray:
@@ -424,7 +425,7 @@ class BatchInvariantNetwork:
         torch = self._torch
         with torch.inference_mode():
             if self._table is not None:
-                index = torch.from_numpy(boards.astype(np.int32) + _SLOT_OFFSETS)
+                index = torch.from_numpy(np.add(boards, _SLOT_OFFSETS, dtype=np.int32))
                 pre = torch.nn.functional.embedding_bag(index, self._table, mode="sum").numpy()
             else:
                 inputs = torch.from_numpy(self._encode(boards)).to(torch.float64)
@@ -570,7 +571,11 @@ def _best_plays(
         n = len(boards[part])
         if plies == 0:
             play_values, rough = _static_play_values(
-                search, moves.boards, moves.extra_roll, rough=True
+                search,
+                moves.boards,
+                moves.extra_roll,
+                rough=True,
+                not_bearoff=_opponent_outside(boards[part])[moves.parents],
             )
             scores = search.score(play_values)
             if rough.any():
@@ -579,9 +584,10 @@ def _best_plays(
                 starts = np.searchsorted(moves.parents, np.arange(n))
                 top = np.maximum.reduceat(scores, starts)
                 near = scores >= top[moves.parents] - ROUGH_MARGIN
-                redo = near & rough
+                redo = np.flatnonzero(near & rough)
                 play_values[redo] = invert(search.evaluator.evaluate(flip(moves.boards[redo])))
-                scores = np.where(near, search.score(play_values), -np.inf)
+                scores[redo] = search.score(play_values[redo])
+                scores[~near] = -np.inf
         else:
             play_values, depth = search.value_plays(moves, plies)
             deepest = np.zeros(n, dtype=np.int64)
@@ -595,7 +601,11 @@ def _best_plays(
 
 
 def _static_play_values(
-    search: Search, after: np.ndarray, extra_roll: np.ndarray, rough: bool = False
+    search: Search,
+    after: np.ndarray,
+    extra_roll: np.ndarray,
+    rough: bool = False,
+    not_bearoff: np.ndarray | None = None,
 ):
     """``search.play_probabilities(after, 0, extra_roll)``, the same values with fewer
     passes over the boards: ``(M, 30) int8`` mover's view after each play ->
@@ -609,6 +619,8 @@ def _static_play_values(
 
     rough: value those plays with the evaluator's quick ``estimate`` where it
     has one, and return ``(values, rough (M,) bool)``, the rows so valued.
+    not_bearoff: ``(M,) bool`` or None, rows already known to be no pure
+    bear-off (``_opponent_outside`` of their parent), not checked again.
     """
     variant = search.variant
     out = np.empty((len(after), N_OUTPUTS), dtype=np.float32)
@@ -620,17 +632,17 @@ def _static_play_values(
         out[again] = search.static(after[again])
     flipped = ~done & ~again
     if search.use_bearoff:
+        rows = np.flatnonzero(flipped if not_bearoff is None else flipped & ~not_bearoff)
+        part = after[rows]
         outside = (
-            (after[:, OUTSIDE_HOME] > 0).any(axis=1)
-            | (after[:, MOVER_HAND] > 0)
-            | (after[:, OPPONENT_OUTSIDE_HOME] < 0).any(axis=1)
-            | (after[:, OPPONENT_BAR] < 0)
-            | (after[:, OPPONENT_HAND] < 0)
+            (part[:, OUTSIDE_HOME] > 0).any(axis=1)
+            | (part[:, MOVER_HAND] > 0)
+            | _opponent_outside(part)
         )
-        checked = flipped & ~outside
-        if checked.any():
+        checked = rows[~outside]
+        if len(checked):
             out[checked] = invert(search.static(flip(after[checked])))
-        flipped &= outside
+            flipped[checked] = False
     quick = getattr(search.evaluator, "estimate_flipped", None) if rough else None
     estimated = np.zeros(len(after), dtype=bool)
     if flipped.any():
@@ -640,8 +652,22 @@ def _static_play_values(
             values = search.evaluator.evaluate(flip(boards))
         else:
             estimated = flipped
-        out[flipped] = invert(values)
+        if len(boards) == len(after):
+            out = invert(values)  # every play went to the evaluator
+        else:
+            out[flipped] = invert(values)
     return (out, estimated) if rough else out
+
+
+def _opponent_outside(boards: np.ndarray) -> np.ndarray:
+    """``(B,) bool``: an opponent checker outside his home board (the mover's points
+    1-18), on his bar or in hand. It stays so whatever the mover plays (a hit only
+    sends it back), so none of the plays is a pure bear-off."""
+    return (
+        (boards[:, OPPONENT_OUTSIDE_HOME] < 0).any(axis=1)
+        | (boards[:, OPPONENT_BAR] < 0)
+        | (boards[:, OPPONENT_HAND] < 0)
+    )
 
 
 def _unique_boards(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -264,4 +264,4 @@ def generate(boards, dice, weights, lowest_bit, highest_home):
                     level, depth, child_mask, allowed, die, lowest_bit, highest_home
                 )
             fresh = True
-    return out_boards[:count].copy(), out_parents[:count].copy(), out_moves[:count].copy()
+    return out_boards[:count], out_parents[:count], out_moves[:count]
