@@ -16,8 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tdgammon.engine.flow.random_play import random_game_positions
+from tdgammon.engine.movegen import compiled
 from tdgammon.engine.movegen.reference import legal_plays
-from tdgammon.engine.movegen.vectorized import generate_moves
+from tdgammon.engine.movegen.vectorized import generate_moves, generate_moves_numpy
+from tdgammon.engine.rules.variants import get_variant
 
 SAMPLE_SEED = 12345
 
@@ -43,23 +45,24 @@ def movegen_sample(count: int) -> tuple[np.ndarray, np.ndarray]:
     return random_game_positions(count, np.random.default_rng(SAMPLE_SEED))
 
 
-def _time_vectorized(boards, dice, batch_size: int, min_seconds: float):
-    """Run generate_moves over the sample in chunks, at least once through and for at
-    least ``min_seconds``. Returns (positions, plays, seconds, peak bytes of one call)."""
+def _time_vectorized(boards, dice, batch_size: int, min_seconds: float, generate=generate_moves):
+    """Run ``generate`` (``generate_moves``' signature) over the sample in chunks, at
+    least once through and for at least ``min_seconds``. Returns (positions, plays,
+    seconds, peak bytes of one call)."""
     chunks = [
         (boards[i : i + batch_size], dice[i : i + batch_size])
         for i in range(0, len(boards) - batch_size + 1, batch_size)
     ]
-    generate_moves(*chunks[0])  # warm-up
+    generate(*chunks[0])  # warm-up
     tracemalloc.start()
-    generate_moves(*chunks[0])
+    generate(*chunks[0])
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     positions, plays, elapsed, index = 0, 0, 0.0, 0
     start = time.perf_counter()
     while index < len(chunks) or elapsed < min_seconds:
         chunk_boards, chunk_dice = chunks[index % len(chunks)]
-        result = generate_moves(chunk_boards, chunk_dice)
+        result = generate(chunk_boards, chunk_dice)
         plays += int((~result.is_pass()).sum())
         positions += len(chunk_boards)
         index += 1
@@ -70,15 +73,20 @@ def _time_vectorized(boards, dice, batch_size: int, min_seconds: float):
 def bench_movegen(
     batch_sizes=(1, 64, 4096), sample_size: int = 16384, min_seconds: float = 2.0
 ) -> list[MovegenResult]:
-    """Throughput of the vectorized generator per batch size, and of the reference."""
+    """Throughput per batch size of the compiled generator (``generate_moves`` with
+    numba) and of the numpy one, and of the reference."""
     boards, dice = movegen_sample(sample_size)
+    generators = [("numpy", lambda b, d: generate_moves_numpy(b, d, get_variant(None)))]
+    if compiled.available():
+        generators.insert(0, ("compiled", generate_moves))
     results = []
-    for batch_size in batch_sizes:
-        used = min(len(boards), max(batch_size, 2048 if batch_size < 64 else sample_size))
-        positions, plays, seconds, peak = _time_vectorized(
-            boards[:used], dice[:used], batch_size, min_seconds
-        )
-        results.append(MovegenResult("vectorized", batch_size, positions, plays, seconds, peak))
+    for name, generate in generators:
+        for batch_size in batch_sizes:
+            used = min(len(boards), max(batch_size, 2048 if batch_size < 64 else sample_size))
+            positions, plays, seconds, peak = _time_vectorized(
+                boards[:used], dice[:used], batch_size, min_seconds, generate
+            )
+            results.append(MovegenResult(name, batch_size, positions, plays, seconds, peak))
     reference_count = min(2000, len(boards))
     start = time.perf_counter()
     plays = sum(
