@@ -47,6 +47,20 @@ def test_match_bad_options_say_why(capsys, argv, message):
     assert message in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["match", "--rule", "turn_limit=6"], "--rule is a London Bridge option"),
+        (["match", "--opening-turns", "4"], "--opening-turns is a London Bridge option"),
+        (["play", "--rule", "sowing=free"], "--rule is a London Bridge option"),
+    ],
+)
+def test_london_bridge_options_in_a_backgammon_game_say_why(capsys, argv, message):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert message in err and err.count("\n") == 1
+
+
 def test_play_a_game_at_the_terminal(capsys, monkeypatch):
     """Bad input gets the reason and the prompt again; a listed number plays that move."""
     moves = ["help", "moves", "4:ooo/N", "4:oxo/N", "99", "hint", "1:ooo/N"] + ["1"] * 60

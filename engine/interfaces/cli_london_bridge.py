@@ -85,6 +85,14 @@ def _check_options(args: argparse.Namespace) -> None:
             )
 
 
+def check_backgammon_game(args: argparse.Namespace) -> None:
+    """Refuse the London Bridge options in a backgammon ``play`` / ``match``."""
+    if args.rule:
+        raise FormatError("--rule is a London Bridge option: add --game london-bridge")
+    if getattr(args, "opening_turns", 2) != 2:
+        raise FormatError("--opening-turns is a London Bridge option: add --game london-bridge")
+
+
 def _rules(args: argparse.Namespace):
     from tdgammon.engine.london_bridge.rules import parse_rules
 

@@ -118,6 +118,7 @@ def _add_rules(parser: argparse.ArgumentParser) -> None:
 def cmd_play(args: argparse.Namespace) -> int:
     if args.game == cli_london_bridge.LONDON_BRIDGE:
         return cli_london_bridge.cmd_play(args)
+    cli_london_bridge.check_backgammon_game(args)
     from tdgammon.engine.flow.match import Match
     from tdgammon.engine.interfaces.terminal import HumanAgent, TerminalSession, check_save_path
     from tdgammon.engine.players.cube_actions import check_match_length
@@ -187,6 +188,7 @@ class _Progress:
 def cmd_match(args: argparse.Namespace) -> int:
     if args.game == cli_london_bridge.LONDON_BRIDGE:
         return cli_london_bridge.cmd_match(args)
+    cli_london_bridge.check_backgammon_game(args)
     from tdgammon.engine.players.cube_actions import check_match_length
     from tdgammon.engine.players.duel import play_duel, play_series
     from tdgammon.engine.players.factory import make_agent
