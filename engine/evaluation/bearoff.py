@@ -302,39 +302,60 @@ def write_npz(path: Path, **fields) -> None:
     os.replace(tmp, path)
 
 
-def save_database(database: BearoffDatabase, path: Path) -> None:
-    """Write ``database`` to ``path`` atomically (compressed npz with version and checksum)."""
+def write_tables(path: Path, version: int, max_checkers: int, seconds: float, **tables) -> None:
+    """Write a database's float tables to ``path`` atomically, with its format
+    version, size, a checksum of the tables (in keyword order) and build time."""
     write_npz(
         path,
-        version=np.int64(BEAROFF_VERSION),
-        max_checkers=np.int64(database.max_checkers),
-        max_rolls=np.int64(MAX_ROLLS),
+        version=np.int64(version),
+        max_checkers=np.int64(max_checkers),
+        **tables,
+        checksum=np.array(checksum(*tables.values())),
+        generation_seconds=np.float64(seconds),
+    )
+
+
+def read_tables(
+    path: Path, version: int, max_checkers: int, names: tuple[str, ...]
+) -> tuple[dict[str, np.ndarray], float]:
+    """The float64 tables ``names`` of a file ``write_tables`` wrote, and its build
+    time; ValueError when it cannot be read, is of another version or size, or
+    its checksum does not match. Shapes and values are the caller's to check."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            stored_version = int(data["version"])
+            stored_max = int(data["max_checkers"])
+            tables = {name: np.asarray(data[name], dtype=np.float64) for name in names}
+            stored_checksum = str(data["checksum"])
+            seconds = float(data["generation_seconds"])
+    except Exception as error:  # any unreadable file: zip, pickle, key or dtype errors
+        raise ValueError(f"cannot read {path}: {error}") from error
+    if stored_version != version or stored_max != max_checkers:
+        raise ValueError(f"{path}: version {stored_version}/{stored_max}, expected {version}")
+    if stored_checksum != checksum(*tables.values()):
+        raise ValueError(f"{path}: checksum mismatch")
+    return tables, seconds
+
+
+def save_database(database: BearoffDatabase, path: Path) -> None:
+    """Write ``database`` to ``path`` atomically (compressed npz with version and checksum)."""
+    write_tables(
+        path,
+        BEAROFF_VERSION,
+        database.max_checkers,
+        database.generation_seconds,
         bearoff=database.bearoff,
         gammon=database.gammon,
-        checksum=np.array(checksum(database.bearoff, database.gammon)),
-        generation_seconds=np.float64(database.generation_seconds),
     )
 
 
 def load_database(path: Path, max_checkers: int = CHECKERS_PER_SIDE) -> BearoffDatabase:
     """Read and validate a cached database; raises ValueError when it is not usable."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            version = int(data["version"])
-            stored_max = int(data["max_checkers"])
-            bearoff = np.asarray(data["bearoff"], dtype=np.float64)
-            gammon = np.asarray(data["gammon"], dtype=np.float64)
-            stored_checksum = str(data["checksum"])
-            seconds = float(data["generation_seconds"])
-    except Exception as error:  # any unreadable file: zip, pickle, key or dtype errors
-        raise ValueError(f"cannot read {path}: {error}") from error
+    tables, seconds = read_tables(path, BEAROFF_VERSION, max_checkers, ("bearoff", "gammon"))
+    bearoff, gammon = tables["bearoff"], tables["gammon"]
     shape = (position_count(max_checkers), MAX_ROLLS)
-    if version != BEAROFF_VERSION or stored_max != max_checkers:
-        raise ValueError(f"{path}: version {version}/{stored_max}, expected {BEAROFF_VERSION}")
     if bearoff.shape != shape or gammon.shape != shape:
         raise ValueError(f"{path}: shape {bearoff.shape}, expected {shape}")
-    if stored_checksum != checksum(bearoff, gammon):
-        raise ValueError(f"{path}: checksum mismatch")
     for table in (bearoff, gammon):
         if not np.allclose(table.sum(axis=1), 1.0, atol=1e-9) or (table < 0).any():
             raise ValueError(f"{path}: distributions do not sum to one")

@@ -80,15 +80,15 @@ from tdgammon.engine.evaluation.bearoff import (
     HOME_POINTS,
     all_positions,
     cache_dir,
-    checksum,
     evaluate_bearoff,
     home_counts_of,
     is_bearoff_position,
     load_or_build,
     position_count,
     position_index,
+    read_tables,
     successor_indices,
-    write_npz,
+    write_tables,
 )
 from tdgammon.engine.rules.board import CHECKERS_PER_SIDE
 from tdgammon.engine.rules.dice import ROLL_WEIGHTS
@@ -205,36 +205,23 @@ def two_sided_cache_path(max_checkers: int = TWO_SIDED_CHECKERS) -> Path:
 
 def save_two_sided(database: TwoSidedDatabase, path: Path) -> None:
     """Write ``database`` to ``path`` atomically (compressed npz with version and checksum)."""
-    write_npz(
+    write_tables(
         path,
-        version=np.int64(TWO_SIDED_VERSION),
-        max_checkers=np.int64(database.max_checkers),
+        TWO_SIDED_VERSION,
+        database.max_checkers,
+        database.generation_seconds,
         win=database.win,
         no_double=database.no_double,
-        checksum=np.array(checksum(database.win, database.no_double)),
-        generation_seconds=np.float64(database.generation_seconds),
     )
 
 
 def load_two_sided(path: Path, max_checkers: int = TWO_SIDED_CHECKERS) -> TwoSidedDatabase:
     """Read and validate a cached database; raises ValueError when it is not usable."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            version = int(data["version"])
-            stored_max = int(data["max_checkers"])
-            win = np.asarray(data["win"], dtype=np.float64)
-            no_double = np.asarray(data["no_double"], dtype=np.float64)
-            stored_checksum = str(data["checksum"])
-            seconds = float(data["generation_seconds"])
-    except Exception as error:  # any unreadable file: zip, pickle, key or dtype errors
-        raise ValueError(f"cannot read {path}: {error}") from error
-    if version != TWO_SIDED_VERSION or stored_max != max_checkers:
-        raise ValueError(f"{path}: version {version}/{stored_max}, expected {TWO_SIDED_VERSION}")
+    tables, seconds = read_tables(path, TWO_SIDED_VERSION, max_checkers, ("win", "no_double"))
+    win, no_double = tables["win"], tables["no_double"]
     count = position_count(max_checkers)
     if win.shape != (count, count) or no_double.shape != (len(CUBE_OWNERS), count, count):
         raise ValueError(f"{path}: shape {win.shape}, expected {(count, count)}")
-    if stored_checksum != checksum(win, no_double):
-        raise ValueError(f"{path}: checksum mismatch")
     if not (0.0 <= win.min() and win.max() <= 1.0 and np.abs(no_double).max() <= 1.0):
         raise ValueError(f"{path}: values out of range")
     return TwoSidedDatabase(max_checkers, win, no_double, seconds)
