@@ -11,17 +11,20 @@ importing this module never needs it.
   one CPU per worker (plus the driver's, when it works too), or an existing
   cluster joined with ``--ray-address``.
 - ``map_trial_chunks``: run a rollout's trial ranges as Ray tasks and yield
-  their results in range order. Trials are keyed by (seed, trial index), not
-  by the process that plays them (``tdgammon.engine.evaluation.rollout``), so
-  any split over any number of workers combines into exactly the one-process
-  result.
+  their results in range order; ``map_trial_chunks_threaded`` the same on
+  threads of this process (``--threads``; no Ray needed). Trials are keyed
+  by (seed, trial index), not by the process that plays them
+  (``tdgammon.engine.evaluation.rollout``), so any split over any number of
+  workers or threads combines into exactly the one-process result.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -172,6 +175,60 @@ def map_trial_chunks(
     finally:
         for ref in pending:
             ray.cancel(ref)
+
+
+class _Stopped(Exception):
+    """Raised inside a trial thread when the caller has gone (Ctrl-C)."""
+
+
+def map_trial_chunks_threaded(
+    function: Callable,
+    shared: tuple,
+    chunks: Sequence[range],
+    threads: int,
+    options: dict | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator:
+    """``function(*shared, chunk, progress=..., **options)`` for every trial range of
+    ``chunks`` on ``threads`` threads of this process, the results yielded in the
+    order of ``chunks`` (``function`` takes a ``progress`` callback, called with
+    the games it finishes, as ``rollout_trials`` does).
+
+    The move generator (a numba kernel without the GIL), numpy's array loops
+    and torch's network passes release the GIL, so the threads use that many
+    cores; every trial is played exactly as in one thread (a trial's dice and
+    the batch-invariant network do not depend on its neighbours). When the
+    caller stops early (Ctrl-C) the threads stop at their next finished game
+    and the chunks not started are dropped."""
+    stop = threading.Event()
+    lock = threading.Lock()
+
+    def finished(games: int) -> None:
+        if stop.is_set():
+            raise _Stopped
+        if progress is not None:
+            with lock:
+                progress(games)
+
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rollout")
+    try:
+        futures = [
+            pool.submit(function, *shared, chunk, progress=finished, **(options or {}))
+            for chunk in chunks
+        ]
+        for future in futures:
+            yield future.result()
+    finally:
+        stop.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def default_threads() -> int:
+    """The CPUs this process may run on (the default of ``--threads``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def split_trials(first: int, trials: int, chunk_trials: int) -> list[range]:

@@ -25,18 +25,17 @@ import argparse
 import dataclasses
 import functools
 import json
-import os
 import sys
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from tdgammon.engine.analysis.reports import load_search
 from tdgammon.engine.evaluation.distributed import (
     Workers,
+    default_threads,
     map_trial_chunks,
+    map_trial_chunks_threaded,
     ray_session,
     split_trials,
     workers_option,
@@ -161,50 +160,7 @@ def trial_batches(
         for chunk in chunks:
             yield function(*shared, chunk, progress=progress, **options)
         return
-    yield from _threaded_chunks(function, shared, chunks, options, progress, threads)
-
-
-class _Stopped(Exception):
-    """Raised inside a rollout thread when the caller has gone (Ctrl-C)."""
-
-
-def _threaded_chunks(function, shared: tuple, chunks, options: dict, progress, threads: int):
-    """``trial_batches`` on ``threads`` threads of this process.
-
-    The move generator (a numba kernel without the GIL), numpy's array loops
-    and torch's network passes release the GIL, so the threads use that many
-    cores; every trial is played exactly as in one thread (a trial's dice and
-    the batch-invariant network do not depend on its neighbours). On Ctrl-C
-    the threads stop at their next finished game and the chunks not started
-    are dropped."""
-    stop = threading.Event()
-    lock = threading.Lock()
-
-    def finished(games: int) -> None:
-        if stop.is_set():
-            raise _Stopped
-        if progress is not None:
-            with lock:
-                progress(games)
-
-    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="rollout")
-    try:
-        futures = [
-            pool.submit(function, *shared, chunk, progress=finished, **options) for chunk in chunks
-        ]
-        for future in futures:
-            yield future.result()
-    finally:
-        stop.set()
-        pool.shutdown(wait=False, cancel_futures=True)
-
-
-def default_threads() -> int:
-    """The CPUs this process may run on (``--threads``' default)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+    yield from map_trial_chunks_threaded(function, shared, chunks, threads, options, progress)
 
 
 def _estimate_json(est: RolloutEstimate, cubeful=None) -> dict:
