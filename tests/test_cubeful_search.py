@@ -227,3 +227,25 @@ def test_decision_reports_cubeful_figures(search):
     assert decision.cubeful_equity == pytest.approx(numbers.value)
     assert decision.explanation[0].startswith("25% theory")
     assert decision.explanation[-1].startswith("Cubeful 1-ply search")
+
+
+def test_a_match_bearoff_is_searched_not_janowski_at_the_root(search):
+    """A covered bear-off in match play: the database knows its cubeless chances,
+    not the cube's worth at the score, so it is searched. Here the mover (6-away,
+    opponent 5-away) has 3 checkers on his ace point, the opponent 2 on his
+    3-point: the mover wins at once with a double (6/36), else the opponent
+    bears off with 17/36 (both dice 3 or more, or 2-2) and otherwise loses.
+    Nobody redoubles a last roll he is less than even in, so 2-ply is exact:
+    ND and DT are the dead-cube MWCs of those chances at cubes 1 and 2, and the
+    double is right (Janowski's 0-ply guess, with a 0.6 cube efficiency, holds)."""
+    board = board_from_points({1: 3}, {3: 2})
+    position = Position(board=board, match_length=7, mover_score=1, opponent_score=2)
+    state = me.MatchState.from_position(position)
+    win = 6 / 36 + 30 / 36 * 19 / 36
+    numbers = CubefulSearch(search).numbers(position, 2)
+    for cube, value in ((1, numbers.no_double), (2, numbers.double_take)):
+        out = me.outcome_mwcs(state, cube)
+        assert value == pytest.approx(win * out[0, 0] + (1 - win) * out[1, 0], abs=1e-6)
+    assert theory.proper_double(numbers.no_double, numbers.double_take, numbers.double_pass)
+    janowski = CubefulSearch(search).numbers(position, 0)
+    assert not theory.proper_double(janowski.no_double, janowski.double_take, janowski.double_pass)

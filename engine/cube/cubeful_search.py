@@ -17,13 +17,16 @@ is used only at the leaves:
   opponent, cube owner and score turned to him: ``position_after_play``);
 - ``DT`` is the same with the cube doubled and owned by the taker; ``DP``
   wins the current cube (money: +1 stake; match: the MWC of that win);
-- a leaf (depth 0, a finished game, or a bear-off the exact two-sided database
-  covers) is valued with its own cube action by ``theory.janowski_numbers``
-  on the 0-ply probabilities (``Search.static``, which is exact for finished
-  games and bear-offs); in money play a covered bear-off takes the database's
-  exact cubeful ND / DT / DP (``two_sided_cube_equities``) instead, where the
-  cube has room for ``BEAROFF_DB_ROOM`` more doublings (the database assumes
-  no cube limit).
+- a leaf (depth 0, a finished game, or in money play a bear-off the exact
+  two-sided database covers, where the cube has room for ``BEAROFF_DB_ROOM``
+  more doublings: the database assumes no cube limit) is valued with its own
+  cube action by ``theory.janowski_numbers`` on the 0-ply probabilities
+  (``Search.static``, which is exact for finished games and bear-offs), the
+  covered money bear-off by the database's exact cubeful ND / DT / DP
+  (``two_sided_cube_equities``) instead. A covered bear-off in match play (or
+  with the cube near its limit) is searched like any other position: the
+  database gives its exact cubeless probabilities at every node, and
+  Janowski's interpolation is used only at depth 0.
 
 So 1-ply ND is the average over the 21 rolls of minus the opponent's cubeful
 0-ply value (Janowski, with his cube action) after the best play.
@@ -145,7 +148,7 @@ class CubefulSearch:
         numbers (Janowski, or the exact database)."""
         check_plies(plies)
         boards = self.variant.board_in_play(position.board)[None, :]
-        if plies == 0 or self._is_leaf(boards)[0]:
+        if plies == 0 or self._is_leaf([position], boards)[0]:
             return self._leaf_numbers([position], boards, self.search.static(boards))[0]
         branches = [position, _doubled(position, CUBE_OPPONENT)]
         if position.is_money and position.beavers:
@@ -228,7 +231,7 @@ class CubefulSearch:
     def _child_values(self, children, boards, probabilities, plies: int) -> np.ndarray:
         """``(N,)`` values of children (their mover's view) at ``plies``: leaves by
         ``_leaf_numbers`` on their 0-ply ``probabilities (N, 5)``, the rest searched."""
-        leaf = self._is_leaf(boards) if plies else np.ones(len(children), dtype=bool)
+        leaf = self._is_leaf(children, boards) if plies else np.ones(len(children), dtype=bool)
         values = np.empty(len(children), dtype=np.float64)
         if leaf.any():
             at = np.flatnonzero(leaf)
@@ -241,11 +244,17 @@ class CubefulSearch:
 
     # ------------------------------------------------------------ leaves
 
-    def _is_leaf(self, boards: np.ndarray) -> np.ndarray:
-        """``(N,) bool``: finished games and bear-offs the two-sided database values."""
+    def _is_leaf(self, nodes: list[Position], boards: np.ndarray) -> np.ndarray:
+        """``(N,) bool``: finished games, and the bear-offs whose cubeful numbers the
+        two-sided database gives exactly (``_uses_database``). Other bear-offs it
+        covers (match play, a cube near its limit) are searched like any
+        position: the database knows their cubeless probabilities, not what the
+        cube is worth at the score, which Janowski's interpolation at the root
+        would only guess (a last-roll position's cube is not 60% efficient)."""
         over = is_game_over(boards, self.variant.checkers)
         if self.search.use_bearoff:
-            over |= covers(boards, self.variant.checkers)
+            exact = covers(boards, self.variant.checkers)
+            over |= exact & np.array([_uses_database(node) for node in nodes], dtype=bool)
         return over
 
     def _leaf_numbers(self, nodes, boards, probabilities) -> list[CubeNumbers]:
@@ -255,8 +264,7 @@ class CubefulSearch:
         kinds, pips = position_kinds(boards), mover_pips(boards)
         out = []
         for i, node in enumerate(nodes):
-            room = doubles_left(node.cube_value, node.max_cube)
-            if node.is_money and exact[i] and room >= BEAROFF_DB_ROOM:
+            if exact[i] and _uses_database(node):
                 out.append(self._database_numbers(node, boards[i]))
                 continue
             kind = str(kinds[i])
@@ -269,6 +277,12 @@ class CubefulSearch:
         nd, dt, dp = two_sided_cube_equities(board, node.cube_owner)
         keep = 2.0 * float(two_sided_cube_equities(board, CUBE_MOVER)[0])
         return CubeNumbers(float(nd), float(dt), float(dp), cube_available(node)[0], keep)
+
+
+def _uses_database(node: Position) -> bool:
+    """A covered bear-off of ``node`` takes the two-sided database's exact cubeful
+    money numbers: money play with ``BEAROFF_DB_ROOM`` doublings left."""
+    return node.is_money and doubles_left(node.cube_value, node.max_cube) >= BEAROFF_DB_ROOM
 
 
 def cubeful_decision(

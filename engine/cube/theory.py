@@ -310,6 +310,21 @@ def cube_available(position: Position) -> tuple[bool, str]:
     return True, ""
 
 
+def with_jacoby(position: Position, jacoby: bool | None) -> Position:
+    """``position`` with the Jacoby rule set to ``jacoby`` (``tdgammon cube --jacoby``
+    / ``--no-jacoby``, a batch line's ``"jacoby"``).
+
+    None keeps what the position says: a GNU Backgammon Match ID's bit 66 read
+    as GNU Backgammon reads it (0, which older programs always write, means
+    Jacoby on: GNU Backgammon's own default, ``set jacoby on``), an XGID's
+    rules field, off for a bare Position ID or a FIBS board. Match play is
+    returned unchanged: the rule never applies in a match.
+    """
+    if jacoby is None or not position.is_money or bool(position.jacoby) == bool(jacoby):
+        return position
+    return position.with_changes(jacoby=bool(jacoby))
+
+
 @dataclass(frozen=True)
 class CubeNumbers:
     """The mover's ND, DT and DP (money: normalised to the current stake; match: MWC).

@@ -35,6 +35,7 @@ import time
 import numpy as np
 
 from tdgammon.engine.analysis.reports import cube_report, eval_report, hint_report, load_search
+from tdgammon.engine.cube.theory import with_jacoby
 from tdgammon.engine.evaluation.search import MAX_PLIES, Search
 from tdgammon.engine.formats.parse import parse_position
 from tdgammon.engine.interfaces.cli_positions import (
@@ -181,9 +182,15 @@ def cmd_hint(args: argparse.Namespace) -> int:
     return 0
 
 
-def cube_request(search: Search, request: dict, plies: int) -> dict:
-    """The answer to one batch line of ``cube -`` (also ``POST /api/cube``)."""
+def cube_request(search: Search, request: dict, plies: int, jacoby: bool | None = None) -> dict:
+    """The answer to one batch line of ``cube -`` (also ``POST /api/cube``); its
+    ``"jacoby"`` (true/false, money play) overrides ``jacoby`` (``--[no-]jacoby``)."""
     position = check_game_on(_request_position(request))
+    if "jacoby" in request:
+        jacoby = request["jacoby"]
+        if not isinstance(jacoby, bool):
+            raise FormatError('"jacoby" must be true or false')
+    position = with_jacoby(position, jacoby)
     return cube_report(search, position, _plies(request.get("plies"), plies))
 
 
@@ -191,8 +198,9 @@ def cmd_cube(args: argparse.Namespace) -> int:
     plies = _plies(args.plies, DEFAULT_PLIES)
     if args.position == "-":
         search = load_search(args.model)
-        return run_batch(sys.stdin, sys.stdout, lambda r: cube_request(search, r, plies))
-    position = check_game_on(parse_position(args.position))
+        jacoby = args.jacoby
+        return run_batch(sys.stdin, sys.stdout, lambda r: cube_request(search, r, plies, jacoby))
+    position = with_jacoby(check_game_on(parse_position(args.position)), args.jacoby)
     report = cube_report(load_search(args.model), position, plies)
     print(json.dumps(report) if args.json else _cube_text(report))
     return 0
@@ -290,6 +298,13 @@ def register(commands, bench_targets: dict) -> None:
     cube.add_argument("position", metavar="POSITION", help=batch)
     _common(cube, DEFAULT_PLIES)
     cube.add_argument("--json", action="store_true", help="print one JSON object")
+    cube.add_argument(
+        "--jacoby",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="money play: the Jacoby rule on or off (default: as the position says; a GNU "
+        "Backgammon Match ID means on unless its bit 66 is set, as GNU Backgammon reads it)",
+    )
     cube.set_defaults(run=cmd_cube)
 
     ubgi = commands.add_parser("ubgi", help="speak the UBGI engine protocol on stdin/stdout")
