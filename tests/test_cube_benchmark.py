@@ -91,3 +91,34 @@ def test_no_double_rollout_holds_the_first_double_back():
     held = cubeful_rollout_trials(search, root, range(4), settings, root_doubles=False)
     assert np.all(doubled.raw_values == 1.0) and np.all(doubled.cubeless.plies == 0)
     assert np.all(held.cubeless.plies > 0)  # the first roll was played
+
+
+def test_threads_and_reroll_give_the_same_references(tmp_path):
+    """A build on 3 threads equals the one-thread build; re-rolling a reference's
+    positions with the same search, trials and seed gives it back."""
+    search = Search(PipCountEvaluator())
+    one = bm.build_reference(search, 6, 5, 4, seed=2)
+    assert bm.build_reference(search, 6, 5, 4, seed=2, threads=3) == one
+    again = bm.reroll_reference(search, one, 5, 4, seed=2, threads=2)
+    assert again == one
+    other_seed = bm.reroll_reference(search, one, 5, 4, seed=3)
+    assert [d["position"] for d in other_seed.decisions] == [d["position"] for d in one.decisions]
+    assert other_seed.decisions != one.decisions
+
+
+def test_bench_cube_reroll_writes_the_reference(tmp_path, capsys, monkeypatch):
+    from cli_runner import run
+
+    from tdgammon.engine.interfaces import bench_cube
+
+    search = Search(PipCountEvaluator())
+    monkeypatch.setattr(bench_cube, "load_search", lambda model=None: search)
+    old = tmp_path / "old.json"
+    bm.build_reference(search, 4, 3, 2, seed=1).save(old)
+    new = tmp_path / "new.json"
+    argv = ["bench", "cube", "--reroll", str(old), "--reference", str(new), "--trials", "3"]
+    code, out, _ = run(capsys, *argv, "--truncate", "2", "--threads", "2")
+    assert code == 0 and "wrote 4 cube decisions" in out
+    assert bm.load_reference(new).trials == 3
+    code, _, err = run(capsys, "bench", "cube", "--reroll", str(old))
+    assert code == 2 and "--reference FILE" in err

@@ -41,10 +41,15 @@ import numpy as np
 
 from tdgammon.engine.cube import match_equity as me
 from tdgammon.engine.cube.cubeful_search import CubefulSearch, cubeful_decision
-from tdgammon.engine.cube.rollout import cubeful_estimate, cubeful_rollout_trials
+from tdgammon.engine.cube.rollout import (
+    combine_cubeful,
+    cubeful_estimate,
+    cubeful_rollout_trials,
+)
 from tdgammon.engine.cube.theory import TAKE, cube_available, proper_answer
 from tdgammon.engine.evaluation.bearoff import is_bearoff_position
-from tdgammon.engine.evaluation.rollout import RolloutSettings
+from tdgammon.engine.evaluation.distributed import map_trial_chunks_threaded, split_trials
+from tdgammon.engine.evaluation.rollout import RolloutSettings, rollout_search
 from tdgammon.engine.evaluation.search import Search
 from tdgammon.engine.evaluation.two_sided_bearoff import covers, two_sided_cube_equities
 from tdgammon.engine.flow.batch import play_ply
@@ -209,15 +214,20 @@ def _emg(estimate, position: Position, doubled: bool) -> tuple[float, float]:
 
 
 def rollout_decisions(
-    search: Search, positions: list[Position], settings: RolloutSettings, trials: int
+    search: Search,
+    positions: list[Position],
+    settings: RolloutSettings,
+    trials: int,
+    threads: int = 1,
 ) -> list[dict]:
     """The reference figures of ``positions`` (all money or all match): ND and DT
-    rollouts with the same dice (module docstring)."""
+    rollouts with the same dice (module docstring), on ``threads`` threads (the
+    same trials whatever their number)."""
     doubled = [
         p.with_changes(cube_value=2 * p.cube_value, cube_owner=CUBE_OPPONENT) for p in positions
     ]
-    nd = cubeful_rollout_trials(search, positions, range(trials), settings, root_doubles=False)
-    dt = cubeful_rollout_trials(search, doubled, range(trials), settings)
+    nd = _cubeful_trials(search, positions, trials, settings, threads, root_doubles=False)
+    dt = _cubeful_trials(search, doubled, trials, settings, threads, root_doubles=True)
     rows = []
     for position, nd_est, dt_est in zip(
         positions, cubeful_estimate(nd, positions), cubeful_estimate(dt, doubled), strict=True
@@ -238,20 +248,57 @@ def rollout_decisions(
     return rows
 
 
-def build_reference(
-    search: Search, count: int, trials: int, truncate: int, seed: int
+def _cubeful_trials(search, roots, trials, settings, threads, root_doubles):
+    """``cubeful_rollout_trials`` of ``range(trials)``, split over ``threads`` threads."""
+    options = {"settings": settings, "root_doubles": root_doubles}
+    if threads <= 1:
+        return cubeful_rollout_trials(search, roots, range(trials), **options)
+    chunks = split_trials(0, trials, -(-trials // threads))
+    shared = (rollout_search(search), roots)
+    parts = map_trial_chunks_threaded(cubeful_rollout_trials, shared, chunks, threads, options)
+    return combine_cubeful(list(parts))
+
+
+def rollout_reference(
+    search: Search,
+    positions: list[Position],
+    trials: int,
+    truncate: int,
+    seed: int,
+    threads: int = 1,
 ) -> CubeReference:
-    """``count`` decisions from self-play of ``search`` and their reference rollouts."""
-    rng = np.random.default_rng(seed)
-    boards = candidate_boards(search, count, rng)
-    positions = [cube_contexts(board, i, rng) for i, board in enumerate(boards)]
+    """The reference rollouts of ``positions`` (money ones first, then match)."""
     settings = RolloutSettings(seed=seed, truncate=truncate)
     decisions = []
     for money in (True, False):
         group = [p for p in positions if p.is_money == money]
         if group:
-            decisions += rollout_decisions(search, group, settings, trials)
+            decisions += rollout_decisions(search, group, settings, trials, threads)
     return CubeReference([_exact(d) for d in decisions], trials, truncate, seed, search.name)
+
+
+def build_reference(
+    search: Search, count: int, trials: int, truncate: int, seed: int, threads: int = 1
+) -> CubeReference:
+    """``count`` decisions from self-play of ``search`` and their reference rollouts."""
+    rng = np.random.default_rng(seed)
+    boards = candidate_boards(search, count, rng)
+    positions = [cube_contexts(board, i, rng) for i, board in enumerate(boards)]
+    return rollout_reference(search, positions, trials, truncate, seed, threads)
+
+
+def reroll_reference(
+    search: Search,
+    reference: CubeReference,
+    trials: int,
+    truncate: int,
+    seed: int,
+    threads: int = 1,
+) -> CubeReference:
+    """The decisions of ``reference`` rolled out again with ``search``: a new
+    network's references on the same positions."""
+    positions = [position_from_gnubg(d["position"]) for d in reference.decisions]
+    return rollout_reference(search, positions, trials, truncate, seed, threads)
 
 
 def _exact(decision: dict) -> dict:

@@ -6,8 +6,12 @@
   (mEMG) of ``tdgammon cube`` at N plies (2 as issue 18 measures it), split by
   money / match and by phase, on the shipped reference set (or FILE);
 - ``tdgammon bench cube --build N --reference FILE [--trials T]
-  [--truncate K] [--seed S]``: a new reference set of N decisions from the
-  model's self-play and truncated cubeful rollouts of T trials, written to FILE.
+  [--truncate K] [--seed S] [--threads K]``: a new reference set of N decisions
+  from the model's self-play and truncated cubeful rollouts of T trials (on K
+  threads, the same trials), written to FILE;
+- ``tdgammon bench cube --reroll OLD --reference FILE [...]``: the decisions of
+  OLD rolled out again with the model (a new network's references on the same
+  positions).
 """
 
 from __future__ import annotations
@@ -25,23 +29,40 @@ def bench_cube_command(args: argparse.Namespace) -> int:
     """``tdgammon bench cube``."""
     import torch
 
-    from tdgammon.engine.cube.benchmark import build_reference, cube_benchmark, load_reference
+    from tdgammon.engine.cube.benchmark import (
+        build_reference,
+        cube_benchmark,
+        load_reference,
+        reroll_reference,
+    )
 
-    if args.build and not args.reference:
-        raise FormatError("--build N needs --reference FILE to write")
+    reroll = getattr(args, "reroll", None)
+    if (args.build or reroll) and not args.reference:
+        raise FormatError("--build N and --reroll FILE need --reference FILE to write")
+    if args.build and reroll:
+        raise FormatError("--build N and --reroll FILE: choose one")
     if args.build < 0 or args.trials < 2 or args.truncate < 0:
         raise FormatError("--build must be >= 1, --trials >= 2 and --truncate >= 0")
-    torch.set_num_threads(max(1, getattr(args, "threads", 1)))
+    threads = max(1, getattr(args, "threads", 1))
     search = load_search(getattr(args, "model", None))
-    if args.build:
+    if args.build or reroll:
+        # the rollouts run on --threads threads, one torch thread each
+        torch.set_num_threads(1)
         seed = max(0, args.seed)
-        reference = build_reference(search, args.build, args.trials, args.truncate, seed)
+        if reroll:
+            old = load_reference(reroll)
+            reference = reroll_reference(search, old, args.trials, args.truncate, seed, threads)
+        else:
+            reference = build_reference(
+                search, args.build, args.trials, args.truncate, seed, threads
+            )
         reference.save(args.reference)
         print(
             f"wrote {len(reference.decisions)} cube decisions ({args.trials} trials each, "
             f"truncated after {args.truncate} plies) to {args.reference}"
         )
         return 0
+    torch.set_num_threads(threads)
     report = cube_benchmark(search, load_reference(args.reference), args.plies)
     print(json.dumps(report) if args.json else _text(report))
     return 0
@@ -71,6 +92,13 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
     """``tdgammon bench cube`` options (``--model``, ``--plies``, ``--seed``,
     ``--trials``, ``--threads``, ``--reference`` and ``--build`` are shared)."""
     group = bench.add_argument_group("cube")
+    group.add_argument(
+        "--reroll",
+        metavar="FILE",
+        default=None,
+        help="cube: roll out the decisions of this reference file again with --model "
+        "(written to --reference; --trials, --truncate, --seed and --threads as for --build)",
+    )
     group.add_argument(
         "--truncate",
         type=int,
