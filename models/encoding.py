@@ -52,7 +52,7 @@ import numpy as np
 
 from tdgammon.engine.rules.board import flip, has_contact
 from tdgammon.engine.rules.dice import ROLLS_REACHING
-from tdgammon.models.features import FEATURE_SIZE, expert_features
+from tdgammon.models.features import FEATURE_SIZE, expert_features_numpy, fill_compiled
 from tdgammon.models.roll_tables import ESCAPE_WINDOW, ESCAPES_PAST, PATH_LENGTHS, PATH_OFFSETS
 
 POINT_UNITS = 4
@@ -257,13 +257,27 @@ EXPERT_SIZE = RAW_SIZE + FEATURE_SIZE
 
 def expert_encoding(boards: np.ndarray) -> np.ndarray:
     """``expert``: Tesauro's 198 raw inputs, then the 56 expert features of
-    ``tdgammon.models.features``: ``(B, EXPERT_SIZE) float32``."""
+    ``tdgammon.models.features``: ``(B, EXPERT_SIZE) float32``. One numba kernel
+    writes both when it is available (``features.fill_compiled``), with the same
+    bits as ``expert_encoding_numpy``."""
+    b = np.asarray(boards, dtype=np.int8)
+    if b.ndim == 1:
+        b = b[None, :]
+    out = np.empty((len(b), EXPERT_SIZE), dtype=np.float32)
+    if not fill_compiled(b, out, with_raw=True):
+        out[:, :RAW_SIZE] = raw_encoding(b)
+        out[:, RAW_SIZE:] = expert_features_numpy(b)
+    return out
+
+
+def expert_encoding_numpy(boards: np.ndarray) -> np.ndarray:
+    """``expert_encoding`` by the numpy code (the reference), whatever numba says."""
     b = np.asarray(boards, dtype=np.int8)
     if b.ndim == 1:
         b = b[None, :]
     out = np.empty((len(b), EXPERT_SIZE), dtype=np.float32)
     out[:, :RAW_SIZE] = raw_encoding(b)
-    out[:, RAW_SIZE:] = expert_features(b)
+    out[:, RAW_SIZE:] = expert_features_numpy(b)
     return out
 
 

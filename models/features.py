@@ -120,13 +120,24 @@ operations over the 15 non-double and 6 double rolls at once (rows with no
 blot skipped, P2 only where there are two blots, the bar rules only where
 the attacker is on the bar); the escape features are lookups of 12-bit
 patterns in tables built at import. ``scripts/bench_features.py`` measures it.
+
+Compiled path. When numba can be imported (it is a dependency) and the
+environment variable ``TDGAMMON_NUMBA`` is not ``0``, ``expert_features`` and
+``tdgammon.models.encoding.expert_encoding`` run a numba kernel instead
+(``tdgammon.models._compiled_features``, loaded on first use): one board at a
+time, the same bit operations and the same float operations in the same
+precision, so its output is bit-identical to the numpy code, which stays as
+the reference (``expert_features_numpy``; ``tests/test_features_compiled.py``
+compares the two row for row). ``fill_compiled`` is the entry point.
 """
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-from tdgammon.engine.rules.board import flip
+from tdgammon.engine.rules.board import BOARD_SIZE, flip
 from tdgammon.models.roll_tables import ESCAPE_WINDOW, ESCAPES_PAST
 
 SIDE_FEATURES = (
@@ -608,13 +619,98 @@ def _half(me: _Side, other: _Side, out: np.ndarray) -> None:
 def expert_features(boards: np.ndarray) -> np.ndarray:
     """The expert features of ``boards (B, 30)`` (view of the player on roll):
     ``(B, FEATURE_SIZE) float32``: mover's ``SIDE_FEATURES``, opponent's, then
-    ``SHARED_FEATURES`` (module docstring)."""
-    b = np.asarray(boards, dtype=np.int8)
-    if b.ndim == 1:
-        b = b[None, :]
+    ``SHARED_FEATURES`` (module docstring). Compiled when ``compiled_available()``,
+    else ``expert_features_numpy``; both give the same bits."""
+    b = _as_boards(boards)
+    out = np.empty((len(b), FEATURE_SIZE), dtype=np.float32)
+    if not fill_compiled(b, out, with_raw=False):
+        _fill(b, out)
+    return out
+
+
+def expert_features_numpy(boards: np.ndarray) -> np.ndarray:
+    """``expert_features`` by the numpy code (the reference), whatever numba says."""
+    b = _as_boards(boards)
     out = np.empty((len(b), FEATURE_SIZE), dtype=np.float32)
     _fill(b, out)
     return out
+
+
+def _as_boards(boards: np.ndarray) -> np.ndarray:
+    b = np.asarray(boards, dtype=np.int8)
+    if b.ndim == 1:
+        b = b[None, :]
+    return b
+
+
+# ------------------------------------------------------------------ compiled
+
+_kernel = None
+"""The ``_compiled_features`` module once loaded."""
+_unavailable = None
+"""Why the compiled kernel is not used here, once known (None: it is, or not yet asked)."""
+_tables = None
+"""``(TABLE_ROWS, 4096) float32``: the tables the kernel reads (``_kernel_tables``)."""
+
+_POINT_UNITS = np.array(
+    [(n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2.0) for n in range(16)], dtype=np.float32
+)
+"""``(16, 4)``: Tesauro's four units for 0..15 checkers on a point, as
+``tdgammon.models.encoding._POINT_TABLE`` (for the compiled raw inputs)."""
+
+
+def compiled_available() -> bool:
+    """Whether the numba kernel runs here (numba importable, ``TDGAMMON_NUMBA`` not 0)."""
+    return _load() is not None
+
+
+def _load():
+    global _kernel, _unavailable, _tables
+    if _kernel is not None or _unavailable is not None:
+        return _kernel
+    if os.environ.get("TDGAMMON_NUMBA", "").strip() == "0":
+        _unavailable = "TDGAMMON_NUMBA=0"
+        return None
+    try:
+        from tdgammon.models import _compiled_features
+    except ImportError as error:  # pragma: no cover - numba is a dependency
+        _unavailable = str(error)
+        return None
+    _tables = _kernel_tables(_compiled_features)
+    _kernel = _compiled_features
+    return _kernel
+
+
+def _kernel_tables(kernel) -> np.ndarray:
+    tables = np.zeros((kernel.TABLE_ROWS, 4096), dtype=np.float32)
+    tables[kernel.TABLE_FULL_ROLL_ROLLS] = _FULL_ROLL_ROLLS
+    tables[kernel.TABLE_FULL_ROLL] = _FULL_ROLL
+    tables[kernel.TABLE_ESCAPES_PAST] = ESCAPES_PAST
+    tables[kernel.TABLE_FORWARD_ANCHOR] = _FORWARD_ANCHOR
+    tables[kernel.TABLE_ENTER, :64] = _ENTER
+    tables[kernel.TABLE_ENTER2, :64] = _ENTER2
+    tables[kernel.TABLE_POINT, :64] = _POINT_UNITS.ravel()
+    return tables
+
+
+def fill_compiled(boards: np.ndarray, out: np.ndarray, with_raw: bool) -> bool:
+    """Write the expert features of ``boards (B, 30)`` into ``out``, compiled:
+    ``out (B, FEATURE_SIZE)`` float32 C-contiguous, or with ``with_raw``
+    ``(B, 198 + FEATURE_SIZE)``, Tesauro's raw inputs first (the ``expert``
+    encoding). Returns False, writing nothing, when the kernel is not available."""
+    kernel = _load()
+    if kernel is None:
+        return False
+    if not (out.dtype == np.float32 and out.flags.c_contiguous):
+        raise ValueError("out must be a C-contiguous float32 array")
+    boards = np.ascontiguousarray(boards, dtype=np.int8)
+    if boards.ndim != 2 or boards.shape[1] != BOARD_SIZE:
+        raise ValueError(f"boards must be (B, {BOARD_SIZE}), got {boards.shape}")
+    width = kernel.raw_size + FEATURE_SIZE if with_raw else FEATURE_SIZE
+    if out.shape != (len(boards), width):
+        raise ValueError(f"out has shape {out.shape}, expected {(len(boards), width)}")
+    kernel.fill(boards, out, bool(with_raw), _tables)
+    return True
 
 
 _CHUNK = 8192
