@@ -406,7 +406,7 @@ class BatchInvariantNetwork:
                 part = after[start : start + self.CHUNK]
                 index = torch.from_numpy(np.add(part, _SLOT_OFFSETS, dtype=np.int32))
                 pre = torch.nn.functional.embedding_bag(index, self._flipped_table, mode="sum")
-                s = torch.sigmoid(torch.addmm(bias, torch.sigmoid(pre), weight.T)).numpy()
+                s = torch.addmm(bias, pre.sigmoid_(), weight.T).sigmoid_().numpy()
                 block = out[start : start + self.CHUNK]
                 np.multiply(s[:, 0], s[:, 1], out=block[:, 1])
                 np.multiply(block[:, 1], s[:, 2], out=block[:, 2])

@@ -434,7 +434,7 @@ def rollout_request(
         cubeful=_flag(request.get("cubeful", args.cubeful), "cubeful"),
         progress=args.progress,
         workers=workers,
-        threads=getattr(args, "threads", 1),
+        threads=getattr(args, "threads", None) or 1,  # None: not the CLI (the server: one)
     )
 
 
