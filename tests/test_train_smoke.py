@@ -98,6 +98,10 @@ def test_bench_commands(tmp_path, capsys):
     assert main([*bench, "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert rows[0]["preset"] == "tiny" and rows[0]["games_per_second"] > 0
+    assert main([*bench, "--model", str(model), "--json"]) == 0  # from the model's weights
+    assert json.loads(capsys.readouterr().out)[0]["games_per_second"] > 0
+    assert main([*bench, "--model", str(tmp_path / "missing.pt")]) == 2
+    assert "missing.pt" in capsys.readouterr().err
     assert main(["bench", "strength", "--model", str(model), "--opponent", "nobody"]) == 2
     assert "nobody" in capsys.readouterr().err
 

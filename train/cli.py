@@ -37,7 +37,10 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
     ``tdgammon.engine.interfaces.cli``)."""
     group = bench.add_argument_group("strength / selfplay")
     group.add_argument(
-        "--model", default=None, help="strength: model file or checkpoint (default: shipped)"
+        "--model",
+        default=None,
+        help="strength: model file or checkpoint (default: shipped); selfplay: start from "
+        "its weights (same preset) instead of fresh ones",
     )
     group.add_argument(
         "--opponent",
@@ -107,7 +110,10 @@ def cmd_bench_selfplay(args: argparse.Namespace) -> int:
     workers = getattr(args, "workers", 0)
     if workers < 0:
         raise FormatError("--workers must be >= 0")
-    rows = bench_selfplay(presets, args.seconds, args.threads, args.parallel_games, workers)
+    model = getattr(args, "model", None)
+    rows = bench_selfplay(
+        presets, args.seconds, args.threads, args.parallel_games, workers, init_from=model
+    )
     if args.json:
         print(json.dumps(rows))
     else:

@@ -13,6 +13,7 @@ real training cycle (self-play plies AND the TD updates), after a warm-up.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -75,9 +76,16 @@ def strength(
 
 
 def bench_selfplay(
-    presets: list[str], seconds: float, threads: int, parallel_games: int, workers: int = 0
+    presets: list[str],
+    seconds: float,
+    threads: int,
+    parallel_games: int,
+    workers: int = 0,
+    init_from: str | None = None,
 ) -> list[dict]:
-    """Training self-play speed per preset (fresh networks; games/s of whole cycles).
+    """Training self-play speed per preset (games/s of whole cycles), from fresh
+    networks or, with ``init_from``, from that model's weights (a fresh network
+    of a large preset plays games that hardly end).
 
     workers: 0 the single-process trainer; N the learner with N Ray self-play actors
     of ``parallel_games`` games each (``tdgammon.train.distributed``, a local Ray
@@ -101,7 +109,8 @@ def bench_selfplay(
                 "run.tensorboard=false",
                 'run.run_dir="/nonexistent-bench"',
                 f"selfplay.workers={workers}",
-            ],
+            ]
+            + ([f"model.init_from={json.dumps(str(init_from))}"] if init_from else []),
         )
         if workers:
             trainer = DistributedTrainer(config, echo=lambda text: None)
