@@ -133,10 +133,9 @@ compares the two row for row). ``fill_compiled`` is the entry point.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
+from tdgammon.engine.movegen.compiled import import_kernel
 from tdgammon.engine.rules.board import BOARD_SIZE, flip
 from tdgammon.models.roll_tables import ESCAPE_WINDOW, ESCAPES_PAST
 
@@ -666,18 +665,11 @@ def compiled_available() -> bool:
 
 def _load():
     global _kernel, _unavailable, _tables
-    if _kernel is not None or _unavailable is not None:
-        return _kernel
-    if os.environ.get("TDGAMMON_NUMBA", "").strip() == "0":
-        _unavailable = "TDGAMMON_NUMBA=0"
-        return None
-    try:
-        from tdgammon.models import _compiled_features
-    except ImportError as error:  # pragma: no cover - numba is a dependency
-        _unavailable = str(error)
-        return None
-    _tables = _kernel_tables(_compiled_features)
-    _kernel = _compiled_features
+    if _kernel is None and _unavailable is None:
+        kernel, _unavailable = import_kernel("tdgammon.models._compiled_features")
+        if kernel is not None:
+            _tables = _kernel_tables(kernel)
+            _kernel = kernel
     return _kernel
 
 

@@ -112,7 +112,8 @@ def test_batch_mode_one_answer_per_line(capsys, pipcount, monkeypatch):
     assert "cubeful" in answers[6]["error"]
 
 
-def test_ctrl_c_reports_the_finished_batches(capsys, pipcount, monkeypatch):
+def _ctrl_c_after_the_first_batch(monkeypatch):
+    """``trial_batches`` that yields its first batch, then gets Ctrl-C."""
     real = cli_rollout.trial_batches
 
     def interrupted(*args, **kwargs):
@@ -121,6 +122,10 @@ def test_ctrl_c_reports_the_finished_batches(capsys, pipcount, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli_rollout, "trial_batches", interrupted)
+
+
+def test_ctrl_c_reports_the_finished_batches(capsys, pipcount, monkeypatch):
+    _ctrl_c_after_the_first_batch(monkeypatch)
     argv = ["rollout", START, "--trials", "700", "--truncate", "1", "--threads", "1", "--json"]
     code, out, err = run(capsys, *argv)
     report = json.loads(out)
@@ -193,14 +198,7 @@ def test_threads_give_the_one_thread_answer(capsys, pipcount, extra):
 def test_ctrl_c_on_threads_stops_them_and_reports_the_finished_chunks(
     capsys, pipcount, monkeypatch
 ):
-    real = cli_rollout.trial_batches
-
-    def interrupted(*args, **kwargs):
-        batches = real(*args, **kwargs)
-        yield next(batches)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(cli_rollout, "trial_batches", interrupted)
+    _ctrl_c_after_the_first_batch(monkeypatch)
     argv = ["rollout", START, "--trials", "90", "--truncate", "30", "--threads", "3", "--json"]
     code, out, _ = run(capsys, *argv)
     report = json.loads(out)

@@ -40,6 +40,7 @@ work alone. ``TDGAMMON_NUMBA=0`` (every compiled kernel of tdgammon off) forces 
 
 from __future__ import annotations
 
+import importlib
 import os
 
 import numpy as np
@@ -70,19 +71,22 @@ def available() -> bool:
     return _load() is not None
 
 
+def import_kernel(name: str):
+    """``(module, None)`` for the numba kernel module ``name`` (importing it imports
+    numba), or ``(None, why)`` when ``TDGAMMON_NUMBA=0`` or numba cannot be
+    imported: every compiled kernel of tdgammon is loaded through here."""
+    if os.environ.get("TDGAMMON_NUMBA", "").strip() == "0":
+        return None, "TDGAMMON_NUMBA=0"
+    try:
+        return importlib.import_module(name), None
+    except ImportError as error:  # pragma: no cover - numba is a dependency
+        return None, str(error)
+
+
 def _load():
     global _kernel, _unavailable
-    if _kernel is not None or _unavailable is not None:
-        return _kernel
-    if os.environ.get("TDGAMMON_NUMBA", "").strip() == "0":
-        _unavailable = "TDGAMMON_NUMBA=0"
-        return None
-    try:
-        from tdgammon.engine.movegen import _compiled_kernel
-    except ImportError as error:  # pragma: no cover - numba is a dependency
-        _unavailable = str(error)
-        return None
-    _kernel = _compiled_kernel
+    if _kernel is None and _unavailable is None:
+        _kernel, _unavailable = import_kernel("tdgammon.engine.movegen._compiled_kernel")
     return _kernel
 
 
