@@ -1,7 +1,10 @@
 """Cube decisions against cubeful rollouts: the ``tdgammon bench cube`` benchmark (issue 18).
 
-Reference set (``REFERENCE_FILE``, JSON, shipped in this package; rebuilt with
-``tdgammon bench cube --build N --reference FILE``):
+Reference set (``REFERENCE_FILE``, JSON, shipped in this package; built with
+``tdgammon bench cube --build N --reference FILE``, or its decisions rolled
+out again by another network with ``--reroll OLD``: the shipped set's
+positions come from ``tesauro80``'s self-play, its figures from the default
+network's rollouts; ``cube_reference_tesauro80.json`` keeps ``tesauro80``'s):
 
 - ``decisions``: pre-roll positions as GNU Backgammon IDs
   (``PositionID:MatchID``) in which the player on roll may double, from 0-ply
