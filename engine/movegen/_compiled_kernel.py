@@ -1,5 +1,9 @@
 """The numba kernel of ``tdgammon.engine.movegen.compiled`` (imported only there,
-and only when numba is wanted: importing this module imports numba).
+through ``import_kernel``, and only when numba is wanted: importing this module
+imports numba). ``generate`` walks each (board, roll) pair depth-first; the
+sets of source columns are 25-bit masks, iterated lowest bit first (a De
+Bruijn table), so a node costs a few instructions per legal move rather than
+a scan of every point.
 
 Module-level functions, so that numba's on-disk cache (``cache=True``, in
 ``__pycache__`` or the user's cache directory) serves every later process.

@@ -1,16 +1,16 @@
 """The compiled move generator: the vectorized generator's results, made by a
 numba-compiled loop per (board, roll) pair.
 
-``generate_pairs(boards, dice)`` gives exactly what
-``tdgammon.engine.movegen.vectorized.generate_moves`` gives for the same
-batch: the same plays, in the same order, with the same moves
+``generate_pairs(boards, dice)`` gives exactly what the numpy generator
+(``tdgammon.engine.movegen.vectorized.generate_moves_numpy``) gives for the
+same batch: the same plays, in the same order, with the same moves
 (``tests/test_movegen_compiled.py`` compares them row for row on many
 thousands of random positions, and both are tested against the slow
 reference generator). Order matters: ``best_rows`` breaks ties by row, so
 the two generators must never disagree on it.
 
-Why a second fast generator: move generation is more than half of the time of
-a 0-ply rollout and of self-play, and numpy pays for every intermediate array
+Why a second fast generator: move generation was more than half of the time
+of a 0-ply rollout and of raw-network self-play, and numpy pays for every intermediate array
 (``F x 26`` legality masks, copies of every child board per die). Compiled, a
 play is found by a depth-first walk that touches one board at a time.
 
@@ -35,7 +35,8 @@ generator's, see its module docstring):
 
 numba is a dependency of tdgammon; when it cannot be imported (a platform
 without wheels) ``available()`` is False and the numpy generator does the
-work alone. ``TDGAMMON_NUMBA=0`` (every compiled kernel of tdgammon off) forces that path.
+work alone. ``TDGAMMON_NUMBA=0`` (every compiled kernel of tdgammon off)
+forces that path.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def supports(variant: Variant) -> bool:
     return (
         variant.start is not None
         and not variant.no_hit_before_home
-        and not (variant.acey_deucey_roll)
+        and not variant.acey_deucey_roll
     )
 
 
@@ -95,8 +96,10 @@ def generate_pairs(boards: np.ndarray, dice: np.ndarray):
 
     boards: ``(B, 30) int8`` C-contiguous, mover's view, valid, no checker in
     hand; dice: ``(B, 2)`` 1..6. Returns ``(boards (M, 30) int8, parents (M,)
-    int64, moves (M, 4, 2) int8)`` in the numpy generator's order. Call only
-    when ``available()``.
+    int64, moves (M, 4, 2) int8)`` in the numpy generator's order: views of
+    the kernel's buffers, which hold up to ``32 B + 2048`` rows (not copied:
+    a copy would be one more pass over every play). Call only when
+    ``available()``.
     """
     kernel = _load()
     return kernel.generate(
