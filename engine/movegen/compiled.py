@@ -97,8 +97,8 @@ def generate_pairs(boards: np.ndarray, dice: np.ndarray):
     boards: ``(B, 30) int8`` C-contiguous, mover's view, valid, no checker in
     hand; dice: ``(B, 2)`` 1..6. Returns ``(boards (M, 30) int8, parents (M,)
     int64, moves (M, 4, 2) int8)`` in the numpy generator's order: views of
-    the kernel's buffers, which hold up to ``32 B + 2048`` rows (not copied:
-    a copy would be one more pass over every play). Call only when
+    the kernel's buffers (``32 B + 2048`` rows, doubled when a batch needs
+    more; not copied: a copy would be one more pass over every play). Call only when
     ``available()``.
     """
     kernel = _load()
