@@ -40,6 +40,12 @@ HIGHEST_HOME = np.array([0] + [int(m).bit_length() for m in range(1, 64)], dtype
 
 
 @njit(cache=True, nogil=True)
+def column_of(bit, lowest_bit):
+    """The source column of a one-bit mask ``bit`` (De Bruijn lookup)."""
+    return lowest_bit[((bit * de_bruijn) & 0xFFFFFFFF) >> 27]
+
+
+@njit(cache=True, nogil=True)
 def occupied_mask(board):
     """Bit ``c`` set where source column ``c`` holds a mover checker."""
     mask = np.int64(0)
@@ -61,7 +67,7 @@ def sources(level, row, mask, allowed, die, lowest_bit, highest_home):
     legal = np.int64(0)
     while rest:
         low = rest & -rest
-        column = lowest_bit[((low * de_bruijn) & 0xFFFFFFFF) >> 27]
+        column = column_of(low, lowest_bit)
         rest ^= low
         pip = column + 1
         if pip > die:
@@ -172,13 +178,13 @@ def generate(boards, dice, weights, lowest_bit, highest_home):
                 while rest1:
                     bit1 = rest1 & -rest1
                     rest1 ^= bit1
-                    c1 = lowest_bit[((bit1 * de_bruijn) & 0xFFFFFFFF) >> 27]
+                    c1 = column_of(bit1, lowest_bit)
                     t1, key1, mask1 = move(level, 0, c1, first, weights, key, mask)
                     rest2 = sources(level, 1, mask1, everything, second, lowest_bit, highest_home)
                     while rest2:
                         bit2 = rest2 & -rest2
                         rest2 ^= bit2
-                        c2 = lowest_bit[((bit2 * de_bruijn) & 0xFFFFFFFF) >> 27]
+                        c2 = column_of(bit2, lowest_bit)
                         t2, key2, _ = move(level, 1, c2, second, weights, key1, mask1)
                         slot = key2 & (slots - 1)
                         duplicate = False
@@ -209,7 +215,7 @@ def generate(boards, dice, weights, lowest_bit, highest_home):
                 while rest1:
                     bit1 = rest1 & -rest1
                     rest1 ^= bit1
-                    c1 = lowest_bit[((bit1 * de_bruijn) & 0xFFFFFFFF) >> 27]
+                    c1 = column_of(bit1, lowest_bit)
                     t1, _, _ = move(level, 0, c1, die, weights, key, mask)
                     path[0, 0] = c1 + 1
                     path[0, 1] = t1
@@ -254,7 +260,7 @@ def generate(boards, dice, weights, lowest_bit, highest_home):
                 continue
             bit = todo[depth] & -todo[depth]
             todo[depth] ^= bit
-            column = lowest_bit[((bit * de_bruijn) & 0xFFFFFFFF) >> 27]
+            column = column_of(bit, lowest_bit)
             target, _, child_mask = move(level, depth, column, die, weights, key, masks[depth])
             path[depth, 0] = column + 1
             path[depth, 1] = target
