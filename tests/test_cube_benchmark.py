@@ -122,3 +122,13 @@ def test_bench_cube_reroll_writes_the_reference(tmp_path, capsys, monkeypatch):
     assert bm.load_reference(new).trials == 3
     code, _, err = run(capsys, "bench", "cube", "--reroll", str(old))
     assert code == 2 and "--reference FILE" in err
+    # an unwritable --reference is refused before any rollout, the old file untouched
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x")
+    before = old.read_bytes()
+    for target, message in ((blocker / "new.json", "cannot create"), (tmp_path, "a folder")):
+        code, out, err = run(
+            capsys, "bench", "cube", "--reroll", str(old), "--reference", str(target)
+        )
+        assert code == 2 and out == "" and message in err and err.count("\n") == 1
+    assert old.read_bytes() == before

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+from pathlib import Path
 
 from tdgammon.engine.analysis.reports import load_search
 from tdgammon.engine.rules.errors import FormatError
@@ -44,6 +46,8 @@ def bench_cube_command(args: argparse.Namespace) -> int:
     if args.build < 0 or args.trials < 2 or args.truncate < 0:
         raise FormatError("--build must be >= 1, --trials >= 2 and --truncate >= 0")
     threads = max(1, getattr(args, "threads", 1))
+    if args.build or reroll:
+        _check_writable(Path(args.reference))  # before the rollouts, not after them
     search = load_search(getattr(args, "model", None))
     if args.build or reroll:
         # the rollouts run on --threads threads, one torch thread each
@@ -66,6 +70,18 @@ def bench_cube_command(args: argparse.Namespace) -> int:
     report = cube_benchmark(search, load_reference(args.reference), args.plies)
     print(json.dumps(report) if args.json else _text(report))
     return 0
+
+
+def _check_writable(path: Path) -> None:
+    """FormatError unless a reference file can be written at ``path``."""
+    if path.is_dir():
+        raise FormatError(f"--reference {path}: a folder, not a file")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise FormatError(f"--reference {path}: cannot create its folder ({error})") from None
+    if not os.access(path.parent, os.W_OK):
+        raise FormatError(f"--reference {path}: its folder is not writable")
 
 
 def _text(report: dict) -> str:
