@@ -29,7 +29,8 @@ from pathlib import Path
 from tdgammon.engine.evaluation.search import MAX_PLIES
 from tdgammon.models import shipped_model
 from tdgammon.models.encoding import ENCODINGS
-from tdgammon.models.network import ModelFileError, load_model, save_model
+from tdgammon.models.network import ModelFileError, load_model, read_torch_file, save_model
+from tdgammon.models.race_distributions import is_race_file, race_net_from_record, save_race_net
 from tdgammon.train.checkpoint import load_checkpoint
 from tdgammon.train.evaluate import strength
 
@@ -209,13 +210,20 @@ def ship(
     ship_card.pop("race_model", None)
     extra_rows = _refine_row(card)
     if race is not None:
-        race_preset, race_network, race_card = load_model(race)
         race_name = f"{name}-race.pt"
-        save_model(out_dir / race_name, race_preset, race_network, race_card)
+        race_data = read_torch_file(race)
+        if is_race_file(race_data):
+            race_network, race_card = race_net_from_record(race_data, str(race))
+            save_race_net(out_dir / race_name, race_network, race_card)
+            kind = f"one-sided race distributions, {race_network.hidden} hidden"
+        else:
+            race_preset, race_network, race_card = load_model(race)
+            save_model(out_dir / race_name, race_preset, race_network, race_card)
+            kind = race_preset.name
         ship_card["race_model"] = race_name
         extra_rows += (
             f"| Phase nets | races (no contact, `tdgammon.engine.rules.board.has_contact`): "
-            f"`models/{race_name}` (`{race_preset.name}`, from `{race.as_posix()}`"
+            f"`models/{race_name}` (`{kind}`, from `{race.as_posix()}`"
             f"{_refine_phrase(race_card)}) |\n"
         )
     save_model(path, preset, network, ship_card)

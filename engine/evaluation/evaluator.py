@@ -24,11 +24,14 @@ E[loss * own checkers left / 15], the backgammon outputs 0; its equity
 multiple.
 Both reduce to the standard meaning and formula for every other variant.
 
-Phase networks: an evaluator may carry a second network for races
+Phase networks: an evaluator may carry a second evaluator for races
 (``race``), chosen by a position classifier: a position with no contact
 (``tdgammon.engine.rules.board.has_contact``: no checker of either side still
-has to pass an opponent's checker) goes to the race net, every other one to
-the main (contact) net. A model file names its race net in its card
+has to pass an opponent's checker) goes to the race evaluator, every other one
+to the main (contact) net. The race evaluator is either another network of
+five outputs or the one-sided race evaluator
+(``tdgammon.engine.evaluation.one_sided_race``: each side's distributions of
+rolls, combined). A model file names its race file in its card
 (``race_model``: a file beside it), so a set of phase nets loads from one
 model file; files without one load as a single net.
 """
@@ -40,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from tdgammon.engine.evaluation.one_sided_race import OneSidedRaceEvaluator, load_race_evaluator
 from tdgammon.engine.evaluation.perspective import play_probabilities
 from tdgammon.engine.movegen.vectorized import MoveList, best_rows
 from tdgammon.engine.rules.board import flip, has_contact
@@ -49,7 +53,14 @@ from tdgammon.engine.rules.outputs import N_OUTPUTS, invert
 from tdgammon.engine.rules.variants import Variant, get_variant
 from tdgammon.models import shipped_model
 from tdgammon.models.encoding import ENCODINGS
-from tdgammon.models.network import ModelFileError, Preset, TDNetwork, load_model
+from tdgammon.models.network import (
+    ModelFileError,
+    Preset,
+    TDNetwork,
+    load_model,
+    read_torch_file,
+)
+from tdgammon.models.race_distributions import is_race_file
 
 CHUNK = 16384
 """Rows per network call when evaluating very large batches (bounds memory)."""
@@ -64,7 +75,7 @@ class NetworkEvaluator:
         preset: Preset,
         name: str = "network",
         variant: str | Variant | None = None,
-        race: NetworkEvaluator | None = None,
+        race: NetworkEvaluator | OneSidedRaceEvaluator | None = None,
     ) -> None:
         self.network = network
         self.preset = preset
@@ -163,9 +174,12 @@ def load_evaluator(
     return NetworkEvaluator(network, preset, name, trained, race)
 
 
-def _race_net(path: Path, race_file, name: str, variant: str) -> NetworkEvaluator | None:
-    """The race net a model's card names (``race_model``, a file beside the model), or
-    None; ModelFileError when the name is not a plain file name or the file is bad."""
+def _race_net(path: Path, race_file, name: str, variant: str):
+    """The race evaluator a model's card names (``race_model``, a file beside the
+    model): a ``NetworkEvaluator`` for a network file, a ``OneSidedRaceEvaluator``
+    for a one-sided race file (``tdgammon.models.race_distributions``); None when
+    the card names none. ModelFileError when the name is not a plain file name or
+    the file is bad."""
     if race_file is None:
         return None
     if not isinstance(race_file, str) or Path(race_file).name != race_file or not race_file:
@@ -173,6 +187,10 @@ def _race_net(path: Path, race_file, name: str, variant: str) -> NetworkEvaluato
     race_path = path.parent / race_file
     if not race_path.is_file():
         raise ModelFileError(f"{path}: its race net {race_path} is missing")
+    if is_race_file(read_torch_file(race_path)):
+        if variant != "standard":
+            raise ModelFileError(f"{race_path}: one-sided race nets play standard races only")
+        return load_race_evaluator(race_path, f"{name}-race")
     race = load_evaluator(race_path, f"{name}-race", variant)
     if race.race is not None:
         raise ModelFileError(f"{race_path}: a race net cannot name a race net of its own")

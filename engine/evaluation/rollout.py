@@ -358,8 +358,7 @@ class BatchInvariantNetwork:
         self._first = (f64(first.weight), f64(first.bias))
         self._table = _slot_table(self._encode, self._first[0].numpy(), self._first[1].numpy())
         self._flipped_table = None
-        race = getattr(evaluator, "race", None)
-        self._race = BatchInvariantNetwork(race) if race is not None else None
+        self._race_forward, self._race_estimate = _race_parts(getattr(evaluator, "race", None))
 
     def evaluate(self, boards: np.ndarray) -> np.ndarray:
         b = np.asarray(boards)
@@ -385,9 +384,9 @@ class BatchInvariantNetwork:
         batch-invariant: for ranking plays only (``_best_plays`` values the
         near-best ones again). The flip is folded into the table's rows. None
         when there is no quick path (no slot table, several hidden layers)."""
-        if self._race is not None:
+        if self._race_estimate is not None:
             # contact is the same seen from either side: races of ``after`` stay races
-            return _by_phase(after, self._own_estimate_flipped, self._race.estimate_flipped)
+            return _by_phase(after, self._own_estimate_flipped, self._race_estimate)
         return self._own_estimate_flipped(after)
 
     def _own_estimate_flipped(self, after: np.ndarray) -> np.ndarray | None:
@@ -417,8 +416,8 @@ class BatchInvariantNetwork:
         return out
 
     def _forward(self, boards: np.ndarray) -> np.ndarray:
-        if self._race is not None:
-            return _by_phase(boards, self._own_forward, self._race._forward)
+        if self._race_forward is not None:
+            return _by_phase(boards, self._own_forward, self._race_forward)
         return self._own_forward(boards)
 
     def _own_forward(self, boards: np.ndarray) -> np.ndarray:
@@ -446,6 +445,21 @@ class BatchInvariantNetwork:
         out[:, 3] = (1.0 - s[:, 0]) * s[:, 3]
         out[:, 4] = out[:, 3] * s[:, 4]
         return out.astype(np.float32)
+
+
+def _race_parts(race):
+    """(values, quick flipped values) of an evaluator's race phase, or (None, None).
+
+    A network race net gets its own ``BatchInvariantNetwork``; the one-sided race
+    evaluator computes in float64 and rounds once, so it is used as it is."""
+    from tdgammon.engine.evaluation.one_sided_race import OneSidedRaceEvaluator
+
+    if race is None:
+        return None, None
+    if isinstance(race, OneSidedRaceEvaluator):
+        return race.raw_probabilities, lambda after: race.raw_probabilities(flip(after))
+    part = BatchInvariantNetwork(race)
+    return part._forward, part.estimate_flipped
 
 
 def _by_phase(boards: np.ndarray, contact, race) -> np.ndarray | None:

@@ -77,6 +77,7 @@ COMMAND_MODULES = [
     "tdgammon.engine.interfaces.cli_rollout",
     "tdgammon.engine.interfaces.serve",
     "tdgammon.train.refine",
+    "tdgammon.train.race_distributions",
     "tdgammon.engine.interfaces.bench_race",
     "tdgammon.engine.interfaces.bench_cube",
 ]
