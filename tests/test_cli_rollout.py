@@ -203,6 +203,7 @@ def test_ctrl_c_on_threads_stops_them_and_reports_the_finished_chunks(
     code, out, _ = run(capsys, *argv)
     report = json.loads(out)
     assert code == 130 and report["interrupted"] and report["trials"] == 30
+
     def rollout_threads():
         return [t for t in threading.enumerate() if t.name.startswith("rollout")]
 

@@ -88,3 +88,21 @@ def test_ship_a_phase_set_with_its_race_net(tmp_path, tiny_config):
     assert load_model(path)[2]["race_model"] == "tdgammon-tiny-race.pt"
     assert load_evaluator(path).race is not None
     assert "| Phase nets | races" in (out / "tdgammon-tiny.md").read_text()
+
+
+def test_ship_a_set_with_a_one_sided_race_file(tmp_path, tiny_config):
+    from tdgammon.engine.evaluation.evaluator import load_evaluator
+    from tdgammon.engine.evaluation.one_sided_race import OneSidedRaceEvaluator
+    from tdgammon.models.race_distributions import build_race_net, load_race_net, save_race_net
+
+    run_dir = _tiny_run(tmp_path, tiny_config, "tiny", "standard")
+    race_file = tmp_path / "race.pt"
+    save_race_net(race_file, build_race_net(8, seed=3), {"variant": "standard", "sides": 7})
+    out = tmp_path / "models"
+    out.mkdir()
+    path = ship.ship(run_dir, "best", [("pubeval", 2, 0)], out, echo=lambda _: None, race=race_file)
+    shipped = out / "tdgammon-tiny-race.pt"
+    assert load_race_net(shipped)[1]["sides"] == 7
+    assert load_model(path)[2]["race_model"] == shipped.name
+    assert isinstance(load_evaluator(path).race, OneSidedRaceEvaluator)
+    assert "one-sided race distributions, 8 hidden" in (out / "tdgammon-tiny.md").read_text()

@@ -16,14 +16,24 @@ network in the loop (fitted value iteration), anchored on the database:
    is kept for validation.
 2. **Generation 0**: targets from pip counts (a discretised normal around
    pips / 8.17 rolls and its like for the other heads), only a start.
-3. **Generation g**: targets are ``one_step_targets`` of
-   ``tdgammon.engine.evaluation.one_sided_race`` with the generation g - 1
-   network valuing the successors (database where it applies); the network
-   is fitted (from its previous weights) by Adam on the cross-entropy to
-   those targets, heads masked where the side is already done (a checker
-   off: first off; no checker on 19..24: escape). Each generation moves the
-   database's exactness one roll further out; ``history.jsonl`` records how
-   much the targets' mean rolls still change.
+3. **Generation g** (``generations`` passes): the sides sorted by pip count
+   and cut into layers ``layer_pips`` wide; from the lowest layer up, each
+   layer's targets are ``one_step_targets`` of
+   ``tdgammon.engine.evaluation.one_sided_race`` (the successors valued by the
+   network as fitted so far, the database where it applies), then the network
+   is fitted (``layer_epochs``) to every side labelled so far. Every play
+   lowers the pip count, so successors lie in the layers below, already
+   fitted: one pass carries the database's exactness through all layers,
+   where plain value iteration needs one generation per roll of the longest
+   race (tried first: after five generations its means were still a roll
+   short). After each pass, ``epochs`` more on every side. The fit is Adam on
+   the cross-entropy to the targets, heads masked where the side is already
+   done (a checker off: first off; no checker on 19..24: escape), the epoch
+   with the lowest held-out loss kept; ``history.jsonl`` records each pass
+   and how much the targets' mean rolls moved.
+4. **Check**: held-out sides played out one-sidedly (``simulated_mean_rolls``,
+   random dice, the network's own policies): the mean rolls against the
+   network's, in the card.
 
 Only this project's own database and network make the targets.
 """
@@ -50,15 +60,23 @@ PIPS_PER_ROLL = 8.17
 class RaceTrainSettings:
     """``tdgammon train-race --help``."""
 
-    positions: int = 20_000
+    positions: int = 6_000
     """Race positions from self-play (two sides each, before the walks)."""
-    max_sides: int = 60_000
-    generations: int = 8
-    epochs: int = 4
+    max_sides: int = 20_000
+    generations: int = 2
+    """Layered passes over every side (step 3)."""
+    layer_pips: int = 4
+    """Width of a layer, in pips."""
+    layer_epochs: int = 2
+    """Epochs of the fit after each layer; ``epochs`` after each pass."""
+    epochs: int = 20
     hidden: int = 128
     learning_rate: float = 0.001
     batch_size: int = 256
     holdout: float = 0.05
+    check_sides: int = 100
+    """Held-out sides whose means are checked by simulation at the end."""
+    check_games: int = 200
     seed: int = 1
 
 
@@ -130,14 +148,12 @@ def head_masks(counts: np.ndarray) -> np.ndarray:
     return mask
 
 
-def fit(network, counts, targets, settings: RaceTrainSettings, rng) -> dict:
-    """Fit ``network`` to ``targets`` by Adam on the masked cross-entropy.
-
-    The held-out rows are the last ``holdout`` share of ``counts`` (the same in
-    every generation); the weights of the epoch with the lowest held-out loss
-    are kept. Returns that epoch's figures: mean KL divergence per head
-    (train, held-out) and the held-out mean absolute error of the expected
-    rolls, per head."""
+def fit(network, counts, targets, train_rows, held_rows, epochs, settings, rng) -> dict:
+    """Fit ``network`` to ``targets`` of rows ``train_rows`` of ``counts`` by Adam on the
+    masked cross-entropy, ``epochs`` epochs; the weights of the epoch with the
+    lowest loss on ``held_rows`` are kept. Returns that epoch's figures: mean KL
+    divergence per head (train, held-out) and the held-out mean absolute error of
+    the expected rolls, per head."""
     import torch
 
     from tdgammon.models.race_distributions import RACE_ROLLS, encode_side
@@ -146,9 +162,8 @@ def fit(network, counts, targets, settings: RaceTrainSettings, rng) -> dict:
     target = torch.from_numpy(targets.astype(np.float32))
     mask = torch.from_numpy(head_masks(counts))
     entropy = torch.special.xlogy(target, target).sum(dim=-1)  # (N, HEADS)
-    held = max(1, int(len(counts) * settings.holdout))
-    train_rows = np.arange(len(counts) - held)
-    held_rows = torch.arange(len(counts) - held, len(counts))
+    train_rows = np.array(train_rows)
+    held_rows = torch.from_numpy(np.asarray(held_rows))
     rolls = torch.arange(RACE_ROLLS, dtype=torch.float32)
 
     def kl_of(rows, logp):
@@ -157,7 +172,7 @@ def fit(network, counts, targets, settings: RaceTrainSettings, rng) -> dict:
 
     optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate)
     best: dict = {"held_kl": float("inf")}
-    for epoch in range(settings.epochs):
+    for epoch in range(epochs):
         network.train()
         rng.shuffle(train_rows)
         total, batches = 0.0, 0
@@ -187,6 +202,60 @@ def fit(network, counts, targets, settings: RaceTrainSettings, rng) -> dict:
     return best
 
 
+def simulated_mean_rolls(distributions, sides: np.ndarray, games: int, rng) -> np.ndarray:
+    """``(N, HEADS)`` mean rolls each head needs, by playing ``games`` one-sided games
+    per side with random dice and each head's policy (the play whose result has the
+    fewest expected rolls by ``distributions``, as in ``one_step_targets``); NaN where
+    the head is already done. A check of the network's means (docs/training.md)."""
+    from tdgammon.engine.evaluation.one_sided_race import side_boards
+    from tdgammon.engine.movegen.vectorized import generate_moves
+    from tdgammon.models.race_distributions import HEADS, RACE_ROLLS
+
+    rolls = np.arange(RACE_ROLLS)
+    mask = head_masks(sides)
+    out = np.full((len(sides), HEADS), np.nan)
+    for head in range(HEADS):
+        current = np.repeat(np.asarray(sides, dtype=np.int64), games, axis=0)
+        taken = np.zeros(len(current))
+        active = ~_head_done(current, head)
+        while active.any():
+            rows = np.flatnonzero(active)
+            dice = rng.integers(1, 7, size=(len(rows), 2))
+            plays = generate_moves(side_boards(current[rows]), dice)
+            children = plays.boards[:, 1:25].astype(np.int64)
+            value = distributions(children)[:, head] @ rolls
+            value = np.where(_head_done(children, head), 0.0, value)
+            order = np.lexsort((np.arange(len(value)), value, plays.parents))
+            first = np.ones(len(order), dtype=bool)
+            first[1:] = plays.parents[order][1:] != plays.parents[order][:-1]
+            current[rows] = children[order[first]]
+            taken[rows] += 1
+            active[rows] = ~_head_done(current[rows], head)
+        means = taken.reshape(len(sides), games).mean(axis=1)
+        out[:, head] = np.where(mask[:, head] > 0, means, np.nan)
+    return out
+
+
+def _per_head(values: np.ndarray) -> list:
+    """Column means of ``(N, HEADS)`` ignoring NaN (None for a column of NaN), rounded."""
+    done = ~np.isnan(values)
+    sums = np.where(done, values, 0.0).sum(axis=0)
+    return [
+        round(float(t / n), 4) if n else None for t, n in zip(sums, done.sum(axis=0), strict=True)
+    ]
+
+
+def _head_done(counts: np.ndarray, head: int) -> np.ndarray:
+    """``(N,) bool``: the side needs no more rolls for ``head``."""
+    from tdgammon.models.race_distributions import ALL_OFF, FIRST_OFF, ZONE_START
+
+    if head == ALL_OFF:
+        return counts.sum(axis=1) == 0
+    if head == FIRST_OFF:
+        return counts.sum(axis=1) < 15
+    return counts[:, ZONE_START - 1 :].sum(axis=1) == 0
+
+
 def train_race(model, out: Path, settings: RaceTrainSettings, log=print) -> dict:
     """The whole run (module docstring): writes ``out`` (a race model file) and
     ``out`` + ``.history.jsonl``; returns the report."""
@@ -206,6 +275,10 @@ def train_race(model, out: Path, settings: RaceTrainSettings, log=print) -> dict
         )
     network = build_race_net(settings.hidden, seed=settings.seed)
     rolls = np.arange(RACE_ROLLS)
+    sides = sides[np.argsort(sides @ np.arange(1, 25), kind="stable")]
+    pips = sides @ np.arange(1, 25)
+    held = np.zeros(len(sides), dtype=bool)
+    held[rng.permutation(len(sides))[: max(1, int(len(sides) * settings.holdout))]] = True
     targets = start_targets(sides)
     history_path = out.with_name(out.name + ".history.jsonl")
     history = []
@@ -215,37 +288,80 @@ def train_race(model, out: Path, settings: RaceTrainSettings, log=print) -> dict
         with torch.inference_mode():
             return network(torch.from_numpy(inputs)).exp().numpy()
 
-    for generation in range(settings.generations + 1):
-        step = time.monotonic()
-        if generation > 0:
-            previous = targets @ rolls
-            targets = one_step_targets(
-                sides, lambda c: side_distributions(c, network_probabilities, np.float32)
-            )
-            change = np.abs(targets @ rolls - previous) * mask
-            moved = (change.sum(axis=0) / np.maximum(mask.sum(axis=0), 1)).round(4).tolist()
-        else:
-            moved = None
-        labelled = time.monotonic() - step
-        figures = fit(network, sides, targets, settings, rng)
-        record = {
-            "generation": generation,
-            "sides": len(sides),
-            "target_change_rolls": moved,
-            "label_seconds": round(labelled, 1),
-            "fit_seconds": round(time.monotonic() - step - labelled, 1),
-            **figures,
-        }
-        history.append(record)
+    def distributions(counts):
+        return side_distributions(counts, network_probabilities, np.float32)
+
+    def record(generation, moved, labelled, fitted, figures):
+        history.append(
+            {
+                "generation": generation,
+                "sides": len(sides),
+                "target_change_rolls": moved,
+                "label_seconds": round(labelled, 1),
+                "fit_seconds": round(fitted, 1),
+                **figures,
+            }
+        )
         with history_path.open("w") as handle:
             handle.writelines(json.dumps(r) + "\n" for r in history)
-        log(json.dumps(record))
+        log(json.dumps(history[-1]))
+
+    step = time.monotonic()
+    everything, check_rows = np.flatnonzero(~held), np.flatnonzero(held)
+    figures = fit(network, sides, targets, everything, check_rows, settings.epochs, settings, rng)
+    record(0, None, 0.0, time.monotonic() - step, figures)
+    for generation in range(1, settings.generations + 1):
+        labelled = fitted = 0.0
+        previous = targets @ rolls
+        for low in range(int(pips.min()), int(pips.max()) + 1, settings.layer_pips):
+            layer = slice(*np.searchsorted(pips, [low, low + settings.layer_pips]))
+            if layer.start == layer.stop:
+                continue
+            step = time.monotonic()
+            targets[layer] = one_step_targets(sides[layer], distributions)
+            labelled += time.monotonic() - step
+            done = np.arange(layer.stop)
+            step = time.monotonic()
+            fit(
+                network,
+                sides,
+                targets,
+                done[~held[done]],
+                done[held[done]] if held[done].any() else check_rows,
+                settings.layer_epochs,
+                settings,
+                rng,
+            )
+            fitted += time.monotonic() - step
+        change = np.abs(targets @ rolls - previous) * mask
+        moved = (change.sum(axis=0) / np.maximum(mask.sum(axis=0), 1)).round(4).tolist()
+        step = time.monotonic()
+        figures = fit(
+            network, sides, targets, everything, check_rows, settings.epochs, settings, rng
+        )
+        record(generation, moved, labelled, fitted + time.monotonic() - step, figures)
+    simulation = None
+    check = sides[rng.permutation(check_rows)[: settings.check_sides]]
+    if len(check) and settings.check_games:
+        step = time.monotonic()
+        simulated = simulated_mean_rolls(distributions, check, settings.check_games, rng)
+        predicted = np.where(head_masks(check) > 0, distributions(check) @ rolls, np.nan)
+        difference = predicted - simulated
+        simulation = {
+            "sides": len(check),
+            "games_per_side": settings.check_games,
+            "mean_abs_rolls_error": _per_head(np.abs(difference)),
+            "mean_rolls_bias": _per_head(difference),
+            "seconds": round(time.monotonic() - step, 1),
+        }
+    log(json.dumps({"simulation_check": simulation}))
     report = {
         "settings": asdict(settings),
         "model": str(model) if model else "the shipped network",
         "sides": len(sides),
         "wall_seconds": round(time.monotonic() - began, 1),
         "history": history[-1],
+        "simulation_check": simulation,
     }
     card = {"kind": "one-sided race distributions", "variant": "standard", **report}
     save_race_net(out, network, card)
@@ -258,20 +374,25 @@ def cmd_train_race(args: argparse.Namespace) -> int:
         positions=args.positions,
         max_sides=args.max_sides,
         generations=args.generations,
+        layer_pips=args.layer_pips,
+        layer_epochs=args.layer_epochs,
         epochs=args.epochs,
+        check_sides=args.check_sides,
+        check_games=args.check_games,
         hidden=args.hidden,
         learning_rate=args.learning_rate,
         seed=args.seed,
     )
-    for name in ("positions", "max_sides", "epochs", "hidden"):
+    for name in ("positions", "max_sides", "layer_pips", "layer_epochs", "epochs", "hidden"):
         if getattr(settings, name) < 1:
             raise FormatError(f"--{name.replace('_', '-')} must be at least 1")
     from tdgammon.models.network import MAX_HIDDEN_UNITS
 
     if settings.hidden > MAX_HIDDEN_UNITS:
         raise FormatError(f"--hidden must be at most {MAX_HIDDEN_UNITS}")
-    if settings.generations < 0:
-        raise FormatError("--generations must be at least 0")
+    for name in ("generations", "check_sides", "check_games"):
+        if getattr(settings, name) < 0:
+            raise FormatError(f"--{name.replace('_', '-')} must be at least 0")
     if not settings.learning_rate > 0:
         raise FormatError("--learning-rate must be positive")
     if args.model is not None and not Path(args.model).is_file():
@@ -298,7 +419,11 @@ def register(commands, bench_targets: dict) -> None:
     cmd.add_argument("--positions", type=int, default=defaults.positions)
     cmd.add_argument("--max-sides", type=int, default=defaults.max_sides)
     cmd.add_argument("--generations", type=int, default=defaults.generations)
+    cmd.add_argument("--layer-pips", type=int, default=defaults.layer_pips)
+    cmd.add_argument("--layer-epochs", type=int, default=defaults.layer_epochs)
     cmd.add_argument("--epochs", type=int, default=defaults.epochs)
+    cmd.add_argument("--check-sides", type=int, default=defaults.check_sides)
+    cmd.add_argument("--check-games", type=int, default=defaults.check_games)
     cmd.add_argument("--hidden", type=int, default=defaults.hidden)
     cmd.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     cmd.add_argument("--seed", type=int, default=defaults.seed)

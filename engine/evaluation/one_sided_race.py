@@ -27,9 +27,9 @@ Where the distributions come from: a side with every checker in its home
 board takes the exact one-sided database (its ``bearoff`` and ``gammon``
 rows; escape takes no roll); a side that has borne off a checker needs no
 roll for ``FIRST_OFF``, one with no checker on points 19..24 none for
-``ESCAPE``; everything else comes from the network, computed in float64 and
-rounded to float32 once at the end, so a position's value does not depend on
-the batch it is in (rollouts rely on that).
+``ESCAPE``; everything else comes from the network, computed in float64 in blocks of a
+fixed number of rows and rounded to float32 once at the end, so a position's
+value does not depend on the batch it is in (rollouts rely on that).
 
 ``one_step_targets`` is the training target of those distributions: one
 roll of look-ahead over the 21 rolls with each head's own policy, the
@@ -78,7 +78,9 @@ from tdgammon.models.race_distributions import (
 )
 
 CHUNK = 16384
-"""Sides per network call."""
+"""Sides encoded at a time."""
+BLOCK_ROWS = 512
+"""Rows of every network call of the evaluator (module docstring: batch invariance)."""
 _ROLLS = np.arange(RACE_ROLLS, dtype=np.float64)
 
 
@@ -182,8 +184,20 @@ class OneSidedRaceEvaluator:
         return side_distributions(counts, self._network_distributions)
 
     def _network_distributions(self, inputs: np.ndarray) -> np.ndarray:
+        """The network's distributions in float64, row by row the same whatever the
+        batch: every call of the network has ``BLOCK_ROWS`` rows (the last block
+        padded), because a matrix product picks its kernel, and so its order of
+        summation, by the number of rows."""
+        out = np.empty((len(inputs), HEADS, RACE_ROLLS))
+        block = np.zeros((BLOCK_ROWS, inputs.shape[1]))
         with torch.inference_mode():
-            return self._double(torch.from_numpy(inputs).to(torch.float64)).exp().numpy()
+            for start in range(0, len(inputs), BLOCK_ROWS):
+                part = inputs[start : start + BLOCK_ROWS]
+                block[: len(part)] = part
+                block[len(part) :] = 0.0
+                values = self._double(torch.from_numpy(block)).exp().numpy()
+                out[start : start + len(part)] = values[: len(part)]
+        return out
 
     def raw_probabilities(self, boards: np.ndarray) -> np.ndarray:
         """``(B, 30)`` race boards (no contact, game not over), side-to-move view ->
