@@ -78,6 +78,7 @@ COMMAND_MODULES = [
     "tdgammon.engine.interfaces.serve",
     "tdgammon.train.refine",
     "tdgammon.train.race_distributions",
+    "tdgammon.train.average",
     "tdgammon.engine.interfaces.bench_race",
     "tdgammon.engine.interfaces.bench_cube",
 ]

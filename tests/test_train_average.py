@@ -1,0 +1,61 @@
+"""Weight averaging of training snapshots (train/average.py, `tdgammon average`)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tdgammon.engine.interfaces.cli import main
+from tdgammon.engine.rules.errors import FormatError
+from tdgammon.models.network import build_network, get_preset, load_model, save_model
+from tdgammon.train.average import average_models
+
+
+def _model(path, preset="tiny", seed=0, card=None):
+    spec = get_preset(preset)
+    save_model(path, spec, build_network(spec, seed=seed), card or {"games": seed})
+    return path
+
+
+def test_the_average_is_the_weighted_mean_of_the_weights(tmp_path):
+    a = _model(tmp_path / "a.pt", seed=1, card={"games": 10, "race_model": "r.pt"})
+    b = _model(tmp_path / "b.pt", seed=2, card={"games": 20})
+    preset, network, card = average_models([a, b], [3.0, 1.0])
+    first, second = load_model(a)[1].state_dict(), load_model(b)[1].state_dict()
+    for key, value in network.state_dict().items():
+        assert torch.allclose(value, 0.75 * first[key] + 0.25 * second[key], atol=1e-7)
+    assert preset.name == "tiny"
+    assert "race_model" not in card
+    assert [s["games"] for s in card["averaged_from"]] == [10, 20]
+    _, equal, _ = average_models([a, b])
+    for key, value in equal.state_dict().items():
+        assert torch.allclose(value, (first[key] + second[key]) / 2, atol=1e-7)
+
+
+def test_averaging_refuses_other_shapes_and_bad_weights(tmp_path):
+    a = _model(tmp_path / "a.pt", seed=1)
+    wide = _model(tmp_path / "wide.pt", preset="tesauro80", seed=2)
+    with pytest.raises(FormatError, match="does not match"):
+        average_models([a, wide])
+    with pytest.raises(FormatError, match="at least two"):
+        average_models([a])
+    with pytest.raises(FormatError, match="one non-negative weight"):
+        average_models([a, a], [1.0])
+    with pytest.raises(FormatError, match="one non-negative weight"):
+        average_models([a, a], [0.0, 0.0])
+
+
+def test_cli_writes_a_loadable_model_and_refuses_bad_arguments(tmp_path, capsys):
+    a = _model(tmp_path / "a.pt", seed=1)
+    b = _model(tmp_path / "b.pt", seed=2)
+    out = tmp_path / "avg.pt"
+    assert main(["average", str(a), str(b), "--out", str(out)]) == 0
+    assert load_model(out)[0].name == "tiny"
+    capsys.readouterr()
+    assert main(["average", str(a), str(tmp_path / "missing.pt"), "--out", str(out)]) == 2
+    assert "missing.pt: no such model file" in capsys.readouterr().err
+    assert main(["average", str(a), str(b), "--out", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    (tmp_path / "junk.pt").write_bytes(b"not a model")
+    assert main(["average", str(a), str(tmp_path / "junk.pt"), "--out", str(out)]) == 2
+    assert "junk.pt" in capsys.readouterr().err
