@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 
 from tdgammon.engine.rules.errors import FormatError
+from tdgammon.train.cli import output_file
 
 
 def average_models(paths: list[Path], weights: list[float] | None = None):
@@ -76,11 +77,7 @@ def cmd_average(args: argparse.Namespace) -> int:
     for path in paths:
         if not path.is_file():
             raise FormatError(f"{path}: no such model file or checkpoint")
-    out = Path(args.out)
-    if out.is_dir():
-        raise FormatError(f"--out {out} is a folder; give a file name such as model.pt")
-    if not out.parent.is_dir():
-        raise FormatError(f"--out {out}: folder {out.parent} does not exist")
+    out = output_file(args.out, "model.pt")
     preset, network, card = average_models(paths, args.weights)
     save_model(out, preset, network, card)
     print(json.dumps({"out": out.as_posix(), "preset": preset.name, "averaged": len(paths)}))

@@ -11,6 +11,20 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
+
+from tdgammon.engine.rules.errors import FormatError
+
+
+def output_file(value: str, example: str) -> Path:
+    """``--out`` of a command that writes one file: a Path whose folder exists and
+    that is not itself a folder (FormatError naming the problem otherwise)."""
+    out = Path(value)
+    if out.is_dir():
+        raise FormatError(f"--out {out} is a folder; give a file name such as {example}")
+    if not out.parent.is_dir():
+        raise FormatError(f"--out {out}: folder {out.parent} does not exist")
+    return out
 
 
 def cmd_train(args: argparse.Namespace) -> int:

@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.train.cli import output_file
 
 MIN_SIDES = 20
 """Fewest sides a run trains on (a held-out share must remain)."""
@@ -397,11 +398,7 @@ def cmd_train_race(args: argparse.Namespace) -> int:
         raise FormatError("--learning-rate must be positive")
     if args.model is not None and not Path(args.model).is_file():
         raise FormatError(f"--model {args.model}: no such file")
-    out = Path(args.out)
-    if out.is_dir():
-        raise FormatError(f"--out {out} is a folder; give a file name such as race.pt")
-    if not out.parent.is_dir():
-        raise FormatError(f"--out {out}: folder {out.parent} does not exist")
+    out = output_file(args.out, "race.pt")
     report = train_race(args.model, out, settings, lambda t: print(t, flush=True))
     print(json.dumps(report))
     return 0
