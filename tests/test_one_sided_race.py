@@ -572,3 +572,17 @@ def test_train_race_cli_refuses_a_folder_or_missing_folder_as_out(capsys, tmp_pa
     assert status == 2 and "is a folder" in err
     status, _out, err = run(capsys, "train-race", "--out", str(tmp_path / "no" / "r.pt"))
     assert status == 2 and "does not exist" in err
+
+
+def test_simulated_mean_rolls_of_a_lone_checker_match_the_exact_mean():
+    """One checker on point 7 (14 off): 1 roll with 23/36, 3 rolls with 2-1 twice
+    (4/1296), else 2. Played out with its policy, the mean agrees with that."""
+    from tdgammon.train.race_distributions import simulated_mean_rolls
+
+    evaluator = OneSidedRaceEvaluator(build_race_net(8, seed=0))
+    side = np.zeros((1, 24), dtype=np.int64)
+    side[0, 6] = 1
+    exact = 23 / 36 + 2 * (13 / 36 - 4 / 1296) + 3 * 4 / 1296
+    simulated = simulated_mean_rolls(evaluator.distributions, side, 4000, np.random.default_rng(3))
+    assert abs(simulated[0, 0] - exact) < 0.04
+    assert np.isnan(simulated[0, 1]) and np.isnan(simulated[0, 2])  # heads already done
