@@ -451,7 +451,9 @@ def _race_parts(race):
     """(values, quick flipped values) of an evaluator's race phase, or (None, None).
 
     A network race net gets its own ``BatchInvariantNetwork``; the one-sided race
-    evaluator computes in float64 and rounds once, so it is used as it is."""
+    evaluator is batch-invariant itself (its network calls all have the same
+    number of rows, ``tdgammon.engine.evaluation.one_sided_race``), so it is used
+    as it is, for the quick ranking values too."""
     from tdgammon.engine.evaluation.one_sided_race import OneSidedRaceEvaluator
 
     if race is None:
