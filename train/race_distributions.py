@@ -43,7 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -372,17 +372,11 @@ def train_race(model, out: Path, settings: RaceTrainSettings, log=print) -> dict
 def cmd_train_race(args: argparse.Namespace) -> int:
     """``tdgammon train-race``."""
     settings = RaceTrainSettings(
-        positions=args.positions,
-        max_sides=args.max_sides,
-        generations=args.generations,
-        layer_pips=args.layer_pips,
-        layer_epochs=args.layer_epochs,
-        epochs=args.epochs,
-        check_sides=args.check_sides,
-        check_games=args.check_games,
-        hidden=args.hidden,
-        learning_rate=args.learning_rate,
-        seed=args.seed,
+        **{
+            f.name: getattr(args, f.name)
+            for f in fields(RaceTrainSettings)
+            if hasattr(args, f.name)
+        }
     )
     for name in ("positions", "max_sides", "layer_pips", "layer_epochs", "epochs", "hidden"):
         if getattr(settings, name) < 1:
