@@ -263,6 +263,9 @@ def create_app(settings: ServeSettings | None = None) -> FastAPI:
         summary="Backgammon analysis and games against the bot: the CLI's JSON over HTTP.",
         docs_url=None,
         redoc_url=None,
+        # no 307 to a neighbouring route: an unknown path (a game id "/" reads as
+        # /api/games//) is a 404, never a redirect to another endpoint
+        redirect_slashes=False,
     )
     _add_error_handlers(app)
     analysis = Analysis(load_search(settings.model), settings.plies, settings.model)
