@@ -149,6 +149,8 @@ def race_net_from_record(data: dict, where: str) -> tuple[RaceDistributionNet, d
     """(network in eval mode, card) from a loaded file dict; ModelFileError names ``where``."""
     if not is_race_file(data):
         raise ModelFileError(f"{where}: not a race-distribution model (format tag missing)")
+    if CHECKSUM_KEY not in data:  # read_torch_file checked it where there is one
+        raise ModelFileError(f"{where}: race model without its checksum")
     if data.get("format_version") != RACE_FORMAT_VERSION:
         raise ModelFileError(
             f"{where}: race model format version {data.get('format_version')} is not "
@@ -185,7 +187,4 @@ def race_net_from_record(data: dict, where: str) -> tuple[RaceDistributionNet, d
 
 def load_race_net(path: str | Path) -> tuple[RaceDistributionNet, dict]:
     """Read a race-distribution model file: (network in eval mode, card)."""
-    data = read_torch_file(path)
-    if CHECKSUM_KEY not in data and is_race_file(data):
-        raise ModelFileError(f"{path}: race model without its checksum")
-    return race_net_from_record(data, str(path))
+    return race_net_from_record(read_torch_file(path), str(path))

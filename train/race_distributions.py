@@ -208,6 +208,7 @@ def simulated_mean_rolls(distributions, sides: np.ndarray, games: int, rng) -> n
     per side with random dice and each head's policy (the play whose result has the
     fewest expected rolls by ``distributions``, as in ``one_step_targets``); NaN where
     the head is already done. A check of the network's means (docs/training.md)."""
+    from tdgammon.engine.evaluation.bearoff import choose_smallest
     from tdgammon.engine.evaluation.one_sided_race import side_boards
     from tdgammon.engine.movegen.vectorized import generate_moves
     from tdgammon.models.race_distributions import HEADS, RACE_ROLLS
@@ -226,10 +227,8 @@ def simulated_mean_rolls(distributions, sides: np.ndarray, games: int, rng) -> n
             children = plays.boards[:, 1:25].astype(np.int64)
             value = distributions(children)[:, head] @ rolls
             value = np.where(_head_done(children, head), 0.0, value)
-            order = np.lexsort((np.arange(len(value)), value, plays.parents))
-            first = np.ones(len(order), dtype=bool)
-            first[1:] = plays.parents[order][1:] != plays.parents[order][:-1]
-            current[rows] = children[order[first]]
+            best = choose_smallest(plays.parents, value, np.arange(len(value)), len(rows))
+            current[rows] = children[best]
             taken[rows] += 1
             active[rows] = ~_head_done(current[rows], head)
         means = taken.reshape(len(sides), games).mean(axis=1)

@@ -216,8 +216,12 @@ def successor_indices(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return plays.parents, position_index(plays.boards[:, HOME_BOARD])
 
 
-def _choose(parents: np.ndarray, values: np.ndarray, ranks: np.ndarray, count: int) -> np.ndarray:
-    """Row of the smallest ``values`` per parent (ties: lowest rank). Returns ``(count,) intp``."""
+def choose_smallest(
+    parents: np.ndarray, values: np.ndarray, ranks: np.ndarray, count: int
+) -> np.ndarray:
+    """Row of the smallest ``values`` per parent (ties: lowest rank), for parents
+    ``0 .. count - 1`` in order. Returns ``(count,) intp``; RuntimeError when a
+    parent has no row."""
     order = np.lexsort((ranks, values, parents))
     first = np.ones(len(order), dtype=bool)
     first[1:] = parents[order][1:] != parents[order][:-1]
@@ -250,11 +254,11 @@ def build_database(max_checkers: int = CHECKERS_PER_SIDE) -> BearoffDatabase:
         parents, child = successor_indices(positions[members])
         pairs = len(members) * n_rolls
         # Bear off everything: minimise expected further rolls.
-        best = child[_choose(parents, mean_all[child], child, pairs)]
+        best = child[choose_smallest(parents, mean_all[child], child, pairs)]
         # First checker off: a play that bears one off needs 0 further rolls.
         bore_off = checkers[child] < checkers[members][parents // n_rolls]
         first_value = np.where(bore_off, 0.0, mean_first[child])
-        pick = _choose(parents, first_value, child, pairs)
+        pick = choose_smallest(parents, first_value, child, pairs)
         best_first, first_done = child[pick], bore_off[pick]
         weights = np.tile(ROLL_WEIGHTS, len(members))
         after = (bearoff[best] * weights[:, None]).reshape(len(members), n_rolls, MAX_ROLLS)
@@ -534,7 +538,7 @@ def best_plays(
         bore_off = child_checkers < on_board[plays.parents]
         first = np.where(bore_off, 0.0, db.mean_gammon_rolls[child])
         values = np.where(np.asarray(gammon)[plays.parents], first, values)
-    return plays.boards[_choose(plays.parents, values, child, len(boards))]
+    return plays.boards[choose_smallest(plays.parents, values, child, len(boards))]
 
 
 def simulate_race(

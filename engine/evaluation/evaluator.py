@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from tdgammon.engine.evaluation.one_sided_race import OneSidedRaceEvaluator, load_race_evaluator
+from tdgammon.engine.evaluation.one_sided_race import OneSidedRaceEvaluator
 from tdgammon.engine.evaluation.perspective import play_probabilities
 from tdgammon.engine.movegen.vectorized import MoveList, best_rows
 from tdgammon.engine.rules.board import flip, has_contact
@@ -60,7 +60,7 @@ from tdgammon.models.network import (
     load_model,
     read_torch_file,
 )
-from tdgammon.models.race_distributions import is_race_file
+from tdgammon.models.race_distributions import is_race_file, race_net_from_record
 
 CHUNK = 16384
 """Rows per network call when evaluating very large batches (bounds memory)."""
@@ -187,10 +187,11 @@ def _race_net(path: Path, race_file, name: str, variant: str):
     race_path = path.parent / race_file
     if not race_path.is_file():
         raise ModelFileError(f"{path}: its race net {race_path} is missing")
-    if is_race_file(read_torch_file(race_path)):
+    data = read_torch_file(race_path)
+    if is_race_file(data):
         if variant != "standard":
             raise ModelFileError(f"{race_path}: one-sided race nets play standard races only")
-        return load_race_evaluator(race_path, f"{name}-race")
+        return OneSidedRaceEvaluator(race_net_from_record(data, str(race_path))[0], f"{name}-race")
     race = load_evaluator(race_path, f"{name}-race", variant)
     if race.race is not None:
         raise ModelFileError(f"{race_path}: a race net cannot name a race net of its own")

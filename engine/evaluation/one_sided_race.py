@@ -43,7 +43,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from tdgammon.engine.evaluation.bearoff import MAX_ROLLS, get_database, position_index
+from tdgammon.engine.evaluation.bearoff import (
+    MAX_ROLLS,
+    choose_smallest,
+    get_database,
+    position_index,
+)
 from tdgammon.engine.movegen.vectorized import generate_moves
 from tdgammon.engine.rules.board import (
     BOARD_DTYPE,
@@ -170,12 +175,7 @@ class OneSidedRaceEvaluator:
         self.network = network
         self.name = name
         self.variant = get_variant("standard")
-        self._double = None
-        self.refresh()
-
-    def refresh(self) -> None:
-        """Take the network's current weights (after training steps)."""
-        self._double = RaceDistributionNet(self.network.hidden).to(torch.float64)
+        self._double = RaceDistributionNet(network.hidden).to(torch.float64)
         self._double.load_state_dict(self.network.state_dict())
         self._double.eval()
 
@@ -261,17 +261,11 @@ def _one_step(counts: np.ndarray, distributions) -> np.ndarray:
     plays = generate_moves(boards, np.tile(ALL_ROLLS, (len(counts), 1)))
     children = plays.boards[:, 1 : POINTS + 1].astype(np.int64)
     means = distributions(children) @ _ROLLS  # (M, HEADS)
-    parents = plays.parents
-    order_rows = np.arange(len(parents))
+    rows = np.arange(len(plays.parents))
     weights = np.tile(ROLL_WEIGHTS / ROLL_WEIGHTS.sum(), len(counts))
-    chosen = np.empty((HEADS, len(boards)), dtype=np.intp)
-    for head in range(HEADS):
-        order = np.lexsort((order_rows, means[:, head], parents))
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = parents[order][1:] != parents[order][:-1]
-        if first.sum() != len(boards):
-            raise RuntimeError("race targets: a (side, roll) pair has no play")
-        chosen[head] = order[first]
+    chosen = np.stack(
+        [choose_smallest(plays.parents, means[:, head], rows, len(boards)) for head in range(HEADS)]
+    )
     picked = distributions(children[chosen.reshape(-1)]).reshape(HEADS, len(boards), HEADS, -1)
     out = np.zeros((len(counts), HEADS, RACE_ROLLS))
     for head in range(HEADS):
