@@ -96,6 +96,31 @@ def test_race_phase_with_rollout_labels(tiny_model, tmp_path, capsys):
     assert not np.allclose(labels, Search(_evaluator(tiny_model)).evaluate(boards, 1))
 
 
+def test_a_phase_set_is_refined_as_it_plays(tmp_path, capsys):
+    """A model naming a race_model: contact positions from the set's play, labels
+    from the set's search (races by its race net), the race file copied beside
+    the result; a race phase is refused."""
+    from tdgammon.engine.evaluation.evaluator import load_evaluator
+    from tdgammon.engine.rules.board import has_contact
+
+    save_model(tmp_path / "race.pt", TINY, build_network(TINY, seed=5), {"variant": "standard"})
+    main = tmp_path / "set.pt"
+    save_model(main, TINY, build_network(TINY, seed=3), {"race_model": "race.pt"})
+    out = tmp_path / "gen1"
+    argv = ["refine", "--model", str(main), "--out", str(out), "--positions", "60"]
+    code, _, err = run(capsys, *argv, "--epochs", "1")
+    assert code == 0, err
+    boards = np.load(out / "positions.npz")["boards"]
+    assert len(boards) == 60 and has_contact(boards).all()
+    labels = np.load(out / "labels" / "chunk-00000.npy")
+    np.testing.assert_allclose(labels, Search(load_evaluator(main)).evaluate(boards, 1), atol=1e-6)
+    assert not np.allclose(labels, Search(_evaluator(main)).evaluate(boards, 1), atol=1e-4)
+    refined = load_evaluator(out / "model.pt")
+    assert refined.race is not None and (out / "race.pt").is_file()
+    code, _, err = run(capsys, *argv[:-1], "30", "--phase", "race", "--epochs", "1")
+    assert code == 2 and "race evaluator" in err and len(err.strip().splitlines()) == 1
+
+
 @pytest.mark.parametrize(
     "change, message",
     [

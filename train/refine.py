@@ -28,6 +28,14 @@ or rollouts (docs/strength_notes.md 6, "6.2", and 7, item 1). One generation:
    against pubeval and against the starting network (duplicate dice) goes in
    the card and ``report.json``.
 
+A phase set (a model whose card names a ``race_model``,
+``tdgammon.engine.evaluation.evaluator``) is refined as the set plays: the
+positions come from the set's self-play, the labels from the set's search
+(races valued by its race evaluator at every leaf), and only its main net is
+fitted, on contact positions only (the set's races never reach it);
+``model.pt`` names the same race file, copied beside it.
+``phase = "race"`` is refused for a set (its races have their own evaluator).
+
 Never another engine's values: the labels come from this project's own
 network and search only.
 """
@@ -37,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -103,11 +112,16 @@ class RefineSettings:
 # ----------------------------------------------------------------------------- positions
 
 
-def sample_positions(evaluator, count: int, rng: np.random.Generator, exploration: float):
+def sample_positions(
+    evaluator, count: int, rng: np.random.Generator, exploration: float, contact_only=False
+):
     """``(count, 30) int8`` distinct positions before a roll (side-to-move view) from
     self-play of ``evaluator`` with ``exploration`` random plays, where the
-    network is the judge: not over, not a pure bear-off. Shuffled by ``rng``."""
+    network is the judge: not over, not a pure bear-off (with ``contact_only``:
+    positions with contact only, those a phase set's main net judges).
+    Shuffled by ``rng``."""
     from tdgammon.engine.evaluation.bearoff import is_bearoff_position
+    from tdgammon.engine.rules.board import has_contact
     from tdgammon.engine.rules.outcome import is_game_over
     from tdgammon.train.selfplay import SelfPlay
 
@@ -118,6 +132,8 @@ def sample_positions(evaluator, count: int, rng: np.random.Generator, exploratio
             selfplay.step(evaluator)
         boards = selfplay.take_finished(0.0)[0]
         judged = ~is_game_over(boards) & ~is_bearoff_position(boards)
+        if contact_only:
+            judged &= has_contact(boards)
         found = np.unique(np.concatenate([found, boards[judged]]), axis=0)
     return found[rng.permutation(len(found))[:count]]
 
@@ -271,7 +287,7 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
     docstring); stages already done there are reused. Returns the report."""
     import torch
 
-    from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
+    from tdgammon.engine.evaluation.evaluator import NetworkEvaluator, load_evaluator
     from tdgammon.engine.evaluation.search import Search
     from tdgammon.models.encoding import ENCODINGS
     from tdgammon.models.network import get_preset, load_model, save_model, widen_network
@@ -283,10 +299,17 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
         network = widen_network(network, preset, seed=settings.seed)
     if (card.get("variant") or "standard") != "standard":
         raise TdgammonError(f"{model}: refinement is for standard backgammon models")
+    race_file = card.get("race_model")
+    if race_file is not None and settings.phase == "race":
+        raise TdgammonError(f"{model}: its races go to its race evaluator ({race_file})")
     out.mkdir(parents=True, exist_ok=True)
     _check_same_run(out, model, settings)
     started = time.perf_counter()
-    evaluator = NetworkEvaluator(network, preset, Path(model).stem)
+    if race_file is None:
+        evaluator = NetworkEvaluator(network, preset, Path(model).stem)
+    else:  # the set as it plays; its own copy of the main net, which is not trained
+        evaluator = load_evaluator(model)
+        shutil.copyfile(Path(model).parent / race_file, out / race_file)
     positions_file = out / "positions.npz"
     if positions_file.exists():
         boards = np.load(positions_file)["boards"]
@@ -297,7 +320,9 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
 
             boards = race_positions(Search(evaluator), settings.positions, rng)
         else:
-            boards = sample_positions(evaluator, settings.positions, rng, settings.exploration)
+            boards = sample_positions(
+                evaluator, settings.positions, rng, settings.exploration, race_file is not None
+            )
         _save_npz(positions_file, boards=boards)
     echo(f"positions: {len(boards)}")
     options = {
