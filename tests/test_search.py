@@ -104,6 +104,18 @@ def test_batch_equals_one_at_a_time(search, contact_boards):
         np.testing.assert_allclose(search.evaluate(contact_boards[i], 1), together[i], atol=1e-6)
 
 
+def test_expansion_in_blocks_changes_no_value(search, contact_boards, monkeypatch):
+    """Search.evaluate expands EXPAND_BLOCK positions at a time (memory): with
+    blocks of 3 the 1- and 2-ply values are those of one block."""
+    import tdgammon.engine.evaluation.search as search_module
+
+    boards = contact_boards[:7]
+    whole = [search.evaluate(boards, plies) for plies in (1, 2)]
+    monkeypatch.setattr(search_module, "EXPAND_BLOCK", 3)
+    for plies, expected in zip((1, 2), whole, strict=True):
+        np.testing.assert_allclose(search.evaluate(boards, plies), expected, atol=1e-6)
+
+
 # ------------------------------------------------------------------ n-ply
 
 
