@@ -119,17 +119,20 @@ def race_outcome(mover: np.ndarray, opponent: np.ndarray, mover_counts, opponent
     o_back = o_none_off & (opponent_counts[:, zone].sum(axis=1) > 0)
     a_m = mover[:, ALL_OFF]
     a_o = opponent[:, ALL_OFF]
-
-    def later(dist):  # P(X >= k + 1)
-        tail = at_least(dist)
-        return np.concatenate([tail[:, 1:], np.zeros((len(dist), 1))], axis=1)
-
     out = np.zeros((len(a_m), N_OUTPUTS))
     out[:, WIN] = (a_m * at_least(a_o)).sum(axis=1)
-    out[:, WIN_GAMMON] = np.where(o_none_off, (a_m * at_least(opponent[:, FIRST_OFF])).sum(1), 0)
-    out[:, WIN_BACKGAMMON] = np.where(o_back, (a_m * at_least(opponent[:, ESCAPE])).sum(1), 0)
-    out[:, LOSE_GAMMON] = np.where(m_none_off, (a_o * later(mover[:, FIRST_OFF])).sum(1), 0)
-    out[:, LOSE_BACKGAMMON] = np.where(m_back, (a_o * later(mover[:, ESCAPE])).sum(1), 0)
+    # each gammon term only on the rows where it can happen (zero elsewhere)
+    for column, rows, rolls, other, later in (
+        (WIN_GAMMON, o_none_off, a_m, opponent[:, FIRST_OFF], False),
+        (WIN_BACKGAMMON, o_back, a_m, opponent[:, ESCAPE], False),
+        (LOSE_GAMMON, m_none_off, a_o, mover[:, FIRST_OFF], True),
+        (LOSE_BACKGAMMON, m_back, a_o, mover[:, ESCAPE], True),
+    ):
+        if rows.any():
+            tail = at_least(other[rows])
+            if later:  # P(X >= k + 1)
+                tail = np.concatenate([tail[:, 1:], np.zeros((len(tail), 1))], axis=1)
+            out[rows, column] = (rolls[rows] * tail).sum(axis=1)
     # each head has its own policy: keep the five outputs consistent
     np.clip(out, 0.0, 1.0, out=out)
     out[:, WIN_GAMMON] = np.minimum(out[:, WIN_GAMMON], out[:, WIN])
