@@ -65,3 +65,39 @@ def test_selfplay_games_finish_with_consistent_histories():
     assert ((targets >= 0) & (targets <= 1)).all()
     assert (targets[:, 1] <= targets[:, 0] + 1e-6).all()
     assert play.finished_positions == 0
+
+
+
+def test_games_stop_where_contact_ends_with_the_race_value():
+    """stop_at_race: a game ends on the play that breaks contact, every stored
+    position has contact, and such a game's last value is the race evaluator's
+    value of the race its greedy play left (checked against the 21 rolls)."""
+    from tdgammon.engine.evaluation.one_sided_race import OneSidedRaceEvaluator
+    from tdgammon.engine.movegen.vectorized import best_rows, generate_moves
+    from tdgammon.engine.rules.board import has_contact
+    from tdgammon.engine.rules.dice import ALL_ROLLS
+    from tdgammon.engine.rules.outcome import variant_equity
+    from tdgammon.models.race_distributions import build_race_net
+
+    race = OneSidedRaceEvaluator(build_race_net(16, seed=3))
+    network = build_network(PRESETS["tiny"], seed=1)
+    evaluator = NetworkEvaluator(network, PRESETS["tiny"], race=race)
+    play = SelfPlay(32, np.random.default_rng(0), stop_at_race=True)
+    while play.games_finished < 40:
+        play.step(evaluator)
+        assert has_contact(play.boards).all()  # the games in flight
+    raced = 0
+    for boards, values in zip(play.finished_boards, play.finished_values, strict=True):
+        assert has_contact(boards).all()
+        if np.isin(values[-1], (0.0, 1.0)).all():
+            continue  # ended by a bear-off (a race evaluator value is never exact)
+        raced += 1
+        last = np.repeat(boards[-1][None, :], len(ALL_ROLLS), axis=0)
+        moves = generate_moves(last, ALL_ROLLS)
+        probs = evaluator.play_probabilities(moves)
+        best = best_rows(variant_equity(probs), moves.parents, len(last))
+        hits = [r for r in range(len(last)) if np.array_equal(probs[best[r]], values[-1])]
+        assert hits and not has_contact(moves.boards[best[hits[0]]][None, :]).any()
+    assert raced > 0
+    boards, targets, games = play.take_finished(0.7)
+    assert games >= 40 and has_contact(boards).all()

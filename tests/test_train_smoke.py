@@ -284,3 +284,27 @@ def test_a_model_with_weights_that_are_not_finite_is_refused_by_every_command(tm
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
         assert "nan.pt: body.0.weight holds NaN" in err and err.count("\n") == 1
+
+
+def test_training_with_a_race_model_stops_games_at_the_race(tmp_path, tiny_config, capsys):
+    """selfplay.race_model: the run trains on contact positions, its checkpoint
+    evaluates races with that file; a bad file or a variant is one line."""
+    from tdgammon.models.race_distributions import build_race_net, save_race_net
+
+    race_file = tmp_path / "race.pt"
+    save_race_net(race_file, build_race_net(16, seed=3))
+    run_dir = tmp_path / "run"
+    sections = {**QUICK, "selfplay": {"race_model": race_file.as_posix()}}
+    assert main(["train", "--config", str(tiny_config(run_dir, **sections))]) == 0
+    saved = load_checkpoint(run_dir / "checkpoint.pt")
+    assert saved["config"]["selfplay"]["race_model"] == race_file.as_posix()
+    assert saved["counters"]["games"] >= 20
+    race_file.write_bytes(b"not a race file")
+    bad = {**QUICK, "selfplay": {"race_model": race_file.as_posix()}}
+    capsys.readouterr()
+    assert main(["train", "--config", str(tiny_config(tmp_path / "bad", **bad))]) == 2
+    err = capsys.readouterr().err
+    assert "race.pt" in err and err.count("\n") == 1
+    variant = {**bad, "model": {"variant": "nackgammon"}}
+    assert main(["train", "--config", str(tiny_config(tmp_path / "v", **variant))]) == 2
+    assert "standard backgammon only" in capsys.readouterr().err

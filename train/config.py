@@ -51,6 +51,10 @@ class SelfPlayConfig:
     workers: int = 0
     """Ray self-play actors (``tdgammon train --workers N``, the ``distributed`` extra), each
     playing its own batch of ``parallel_games``; 0: the single-process trainer."""
+    race_model: str = ""
+    """A one-sided race file (``tdgammon train-race``; standard only): races are valued
+    by it and each game stops where contact ends, its last target that race value
+    (``tdgammon.train.selfplay``). Empty: the network plays races out itself."""
 
 
 @dataclass(frozen=True)
@@ -335,6 +339,10 @@ def validate(config: Config) -> None:
             "td.min_learning_rate (the floor of the decay) must not exceed td.learning_rate",
         ),
         (config.run.run_dir.strip() != "", "run.run_dir must name a folder"),
+        (
+            not config.selfplay.race_model or config.model.variant == "standard",
+            "selfplay.race_model is for standard backgammon only",
+        ),
     ]
     for ok, message in checks:
         if not ok:

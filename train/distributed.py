@@ -79,7 +79,7 @@ from tdgammon.models.network import build_network, get_preset
 from tdgammon.train.checkpoint import to_arrays
 from tdgammon.train.config import Config, config_from_dict, config_to_dict
 from tdgammon.train.loop import Trainer, train
-from tdgammon.train.selfplay import SelfPlay
+from tdgammon.train.selfplay import SelfPlay, race_evaluator
 
 
 def _echo(text: str) -> None:
@@ -104,10 +104,13 @@ class SelfPlayWorker:
         self.network = build_network(preset, seed=self.config.model.init_seed)
         self.network.eval()
         variant = self.config.model.variant
-        self.evaluator = NetworkEvaluator(self.network, preset, f"actor{index}", variant)
+        race = race_evaluator(self.config)
+        self.evaluator = NetworkEvaluator(self.network, preset, f"actor{index}", variant, race)
         self.rng = np.random.default_rng(actor_seed(self.config.selfplay.seed, index, games))
         sp = self.config.selfplay
-        self.selfplay = SelfPlay(sp.parallel_games, self.rng, sp.exploration, variant)
+        self.selfplay = SelfPlay(
+            sp.parallel_games, self.rng, sp.exploration, variant, stop_at_race=race is not None
+        )
 
     def play(self, weights: dict, positions: int) -> dict:
         """Load ``weights`` (a state_dict), play until finished games hold ``positions``

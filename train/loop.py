@@ -60,7 +60,7 @@ from tdgammon.train.config import (
     get_setting,
     to_toml,
 )
-from tdgammon.train.selfplay import SelfPlay
+from tdgammon.train.selfplay import SelfPlay, race_evaluator
 
 CHECKPOINT_NAME = "checkpoint.pt"
 BEST_NAME = "best.pt"
@@ -108,14 +108,21 @@ class Trainer:
         self.rng = np.random.default_rng(config.selfplay.seed)
         torch.manual_seed(config.selfplay.seed)
         self.variant = config.model.variant
+        self.race = race_evaluator(config)
         self.selfplay = SelfPlay(
-            config.selfplay.parallel_games, self.rng, config.selfplay.exploration, self.variant
+            config.selfplay.parallel_games,
+            self.rng,
+            config.selfplay.exploration,
+            self.variant,
+            stop_at_race=self.race is not None,
         )
         self.counters = Counters()
         self.best_ppg: float | None = None
         self.best_record: dict | None = None
         """Model record of best.pt (the network the evaluations compare with)."""
-        self.evaluator = NetworkEvaluator(self.network, self.preset, "current", self.variant)
+        self.evaluator = NetworkEvaluator(
+            self.network, self.preset, "current", self.variant, self.race
+        )
         if resume_from is not None:
             self._restore(resume_from)
         self._writer = None
@@ -293,7 +300,7 @@ class Trainer:
         best_path = self.run_dir / BEST_NAME
         if cfg.best_games > 0 and self.best_record is not None:
             preset, network = network_from_record(self.best_record, str(best_path))
-            best = NetworkAgent(NetworkEvaluator(network, preset, "best", self.variant))
+            best = NetworkAgent(NetworkEvaluator(network, preset, "best", self.variant, self.race))
             vs_best = play_duel(
                 agent, best, cfg.best_games, cfg.seed + 1, cfg.parallel_pairs, variant=self.variant
             )

@@ -30,6 +30,14 @@ does well. The cost is that ``v_t`` comes from the weights of the moment of
 play (at most one update cycle old), a standard approximation of the offline
 lambda-return algorithm. Game-end targets are always the true outcome.
 
+Races stopped at the race evaluator (``stop_at_race``, config
+``selfplay.race_model``): when the evaluator carries a one-sided race
+evaluator (``NetworkEvaluator.race``), every successor without contact is
+valued by it, and a game ends on the play that breaks contact: its last
+``v_t`` is that race value (a bootstrap, like every other ``v_t``, not an
+outcome), so the network is trained on contact positions only, with the
+race evaluator's values where contact ends, and no ply is spent on races.
+
 Variants (``tdgammon.engine.rules.variants``, config ``model.variant``): games start from the
 variant's position, plays come from ``generate_moves(..., variant)``, a game
 ends when the mover has borne off ``variant.checkers``, and the final target
@@ -48,6 +56,7 @@ from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
 from tdgammon.engine.flow.batch import play_ply
 from tdgammon.engine.flow.random_play import pick_random_children
 from tdgammon.engine.movegen.vectorized import best_rows
+from tdgammon.engine.rules.board import has_contact
 from tdgammon.engine.rules.dice import roll_dice
 from tdgammon.engine.rules.outcome import variant_equity
 from tdgammon.engine.rules.outputs import N_OUTPUTS, invert
@@ -86,6 +95,16 @@ def lambda_returns(
     return out.astype(np.float32)
 
 
+def race_evaluator(config):
+    """The one-sided race evaluator of ``config.selfplay.race_model`` (None when
+    empty); ``ModelFileError`` naming the file when it is missing or bad."""
+    if not config.selfplay.race_model:
+        return None
+    from tdgammon.engine.evaluation.one_sided_race import load_race_evaluator
+
+    return load_race_evaluator(config.selfplay.race_model)
+
+
 class SelfPlay:
     """The state of ``games`` self-play games in flight, plus finished games not yet
     used for training. ``state()`` / ``load_state()`` make a resume exact."""
@@ -96,8 +115,10 @@ class SelfPlay:
         rng: np.random.Generator,
         exploration: float = 0.0,
         variant: str | Variant | None = None,
+        stop_at_race: bool = False,
     ) -> None:
         self.games = games
+        self.stop_at_race = stop_at_race
         self.rng = rng
         self.exploration = exploration
         self.variant = get_variant(variant)
@@ -145,6 +166,8 @@ class SelfPlay:
         self.plies_played += self.games
         self.boards = ply.next_boards
         done = ply.over
+        if self.stop_at_race:
+            done = done | ~has_contact(ply.next_boards)
         if done.any():
             for g in np.flatnonzero(done):
                 n = int(self.plies[g])
