@@ -113,7 +113,7 @@ class RefineSettings:
 
 
 def sample_positions(
-    evaluator, count: int, rng: np.random.Generator, exploration: float, contact_only=False
+    evaluator, count: int, rng: np.random.Generator, exploration: float, contact_only: bool = False
 ):
     """``(count, 30) int8`` distinct positions before a roll (side-to-move view) from
     self-play of ``evaluator`` with ``exploration`` random plays, where the
