@@ -67,7 +67,6 @@ def test_selfplay_games_finish_with_consistent_histories():
     assert play.finished_positions == 0
 
 
-
 def test_games_stop_where_contact_ends_with_the_race_value():
     """stop_at_race: a game ends on the play that breaks contact, every stored
     position has contact, and such a game's last value is the race evaluator's

@@ -287,8 +287,9 @@ def test_a_model_with_weights_that_are_not_finite_is_refused_by_every_command(tm
 
 
 def test_training_with_a_race_model_stops_games_at_the_race(tmp_path, tiny_config, capsys):
-    """selfplay.race_model: the run trains on contact positions, its checkpoint
-    evaluates races with that file; a bad file or a variant is one line."""
+    """selfplay.race_model: a run trains with it and its checkpoint keeps the
+    setting (the stop at the race: test_train_selfplay); a bad file or a
+    variant is one line."""
     from tdgammon.models.race_distributions import build_race_net, save_race_net
 
     race_file = tmp_path / "race.pt"

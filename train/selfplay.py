@@ -28,7 +28,8 @@ which wastes the batched network pass; lambda-returns turn training into
 ordinary minibatch regression over many games at once, which is what a CPU
 does well. The cost is that ``v_t`` comes from the weights of the moment of
 play (at most one update cycle old), a standard approximation of the offline
-lambda-return algorithm. Game-end targets are always the true outcome.
+lambda-return algorithm. Game-end targets are the true outcome (except where
+``stop_at_race`` ends a game at a race, below).
 
 Races stopped at the race evaluator (``stop_at_race``, config
 ``selfplay.race_model``): when the evaluator carries a one-sided race
@@ -75,7 +76,8 @@ def lambda_returns(
     """Lambda-returns of finished games (see the module docstring).
 
     values: ``(G, L, 5) float32``: ``v_t`` of each game (mover-of-ply-t view),
-    padded after ``lengths[g]`` plies; the last real ply holds the true outcome.
+    padded after ``lengths[g]`` plies; the last real ply holds the true outcome
+    (or, for a game ``stop_at_race`` ended, the race evaluator's value).
     same_player: ``(G, L) bool`` or None: ply t+1 is played by the mover of
     ply t (Acey-Deucey extra roll), so ``G_{t+1}`` is used without ``invert``.
     Returns ``(G, L, 5) float32`` targets (padding rows are zero).

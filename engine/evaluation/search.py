@@ -60,8 +60,9 @@ Batching: every level is one ``generate_moves`` call over all (position,
 roll) pairs of the level and one evaluator call over all their plays, so the
 cost is a handful of large numpy/torch calls per level, not a Python loop over
 positions; positions are expanded ``EXPAND_BLOCK`` at a time, which bounds
-the memory of deep searches of large batches. This module imports numpy only (no torch); the network comes in
-through the ``Evaluator`` protocol. It knows nothing of the cube (cubeless).
+the memory of deep searches of large batches. This module imports numpy only
+(no torch); the network comes in through the ``Evaluator`` protocol. It knows
+nothing of the cube (cubeless).
 """
 
 from __future__ import annotations
