@@ -96,6 +96,25 @@ def test_race_phase_with_rollout_labels(tiny_model, tmp_path, capsys):
     assert not np.allclose(labels, Search(_evaluator(tiny_model)).evaluate(boards, 1))
 
 
+def test_rollout_labels_truncated_after_one_ply_are_the_1_ply_values(tiny_model, tmp_path, capsys):
+    """A variance-reduced trial stopped after one ply is worth the mean over the
+    21 rolls of the best play (the luck of the roll is taken out): the 1-ply
+    value, whatever the dice; longer trials differ from it."""
+    argv = ["refine", "--model", str(tiny_model), "--positions", "40", "--epochs", "1"]
+    labels = {}
+    for truncate in ("1", "3"):
+        out = tmp_path / f"t{truncate}"
+        options = ["--rollout-trials", "4", "--rollout-truncate", truncate]
+        code, _, err = run(capsys, *argv, "--out", str(out), *options)
+        assert code == 0, err
+        assert json.loads((out / "refine.json").read_text())["rollout_truncate"] == int(truncate)
+        labels[truncate] = np.load(out / "labels" / "chunk-00000.npy")
+    boards = np.load(tmp_path / "t1" / "positions.npz")["boards"]
+    one_ply = Search(_evaluator(tiny_model)).evaluate(boards, 1)
+    np.testing.assert_allclose(labels["1"], one_ply, atol=1e-5)
+    assert np.abs(labels["3"] - one_ply).max() > 0.01
+
+
 def test_a_phase_set_is_refined_as_it_plays(tmp_path, capsys):
     """A model naming a race_model: contact positions from the set's play, labels
     from the set's search (races by its race net), the race file copied beside
@@ -131,6 +150,8 @@ def test_a_phase_set_is_refined_as_it_plays(tmp_path, capsys):
         ({"eval_games": 3}, "even"),
         ({"phase": "crashed"}, "phase"),
         ({"rollout_trials": -1}, "rollout_trials"),
+        ({"rollout_truncate": -1}, "rollout_truncate"),
+        ({"rollout_truncate": 5}, "needs rollout_trials"),
     ],
 )
 def test_bad_settings_name_the_field(change, message):

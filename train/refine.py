@@ -16,7 +16,8 @@ or rollouts (docs/strength_notes.md 6, "6.2", and 7, item 1). One generation:
    value, exact at finished games and bear-offs), or with ``rollout_trials``
    its rollout by the starting network (that many trials, variance
    reduction, each trial stopped at the first pure bear-off with the
-   databases' value), in chunks of ``CHUNK_POSITIONS`` written one file each
+   databases' value, and with ``rollout_truncate`` after that many plies
+   with the network's value there), in chunks of ``CHUNK_POSITIONS`` written one file each
    (``labels/chunk-NNNNN.npy``, ``(n, 5) float32``, the player on roll's
    view), so a stopped run resumes where it was; on Ray workers with
    ``--workers N``.
@@ -68,6 +69,7 @@ class RefineSettings:
     plies: int = 1
     phase: str = "all"
     rollout_trials: int = 0
+    rollout_truncate: int = 0
     exploration: float = 0.1
     seed: int = 1
     epochs: int = 12
@@ -82,6 +84,7 @@ class RefineSettings:
             "positions": 1,
             "plies": 1,
             "rollout_trials": 0,
+            "rollout_truncate": 0,
             "epochs": 1,
             "batch_size": 1,
             "eval_games": 0,
@@ -90,6 +93,8 @@ class RefineSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise FormatError(f"refine {name} must be a whole number >= {low}, got {value}")
+        if self.rollout_truncate and not self.rollout_trials:
+            raise FormatError("refine rollout_truncate needs rollout_trials (rollout labels)")
         if self.plies > 2:
             raise FormatError("refine plies must be 1 or 2")
         if self.phase not in PHASES:
@@ -142,19 +147,26 @@ def sample_positions(
 
 
 def label_chunk(
-    search, boards: np.ndarray, rows: range, plies: int, rollout_trials: int = 0, seed: int = 0
+    search,
+    boards: np.ndarray,
+    rows: range,
+    plies: int,
+    rollout_trials: int = 0,
+    seed: int = 0,
+    rollout_truncate: int = 0,
 ) -> np.ndarray:
     """``(len(rows), 5) float32``: the labels of ``boards[rows]`` (player on roll's
-    view): ``plies``-ply values, or with ``rollout_trials`` the rollout means
-    (module docstring; trial dice from ``seed``). A module-level function, so
-    Ray can run it."""
+    view): ``plies``-ply values, or with ``rollout_trials`` the rollout means,
+    each trial stopped after ``rollout_truncate`` plies (0: played out; module
+    docstring; trial dice from ``seed``). A module-level function, so Ray can
+    run it."""
     part = boards[rows.start : rows.stop]
     if not rollout_trials:
         return search.evaluate(part, plies)
     from tdgammon.engine.evaluation.rollout import RolloutSettings
     from tdgammon.engine.evaluation.rollout import rollout_trials as trials_of
 
-    settings = RolloutSettings(seed=seed, bearoff_truncate=True)
+    settings = RolloutSettings(seed=seed, truncate=rollout_truncate, bearoff_truncate=True)
     results = trials_of(search, part, range(rollout_trials), settings)
     # luck-adjusted means of few trials can leave [0, 1]; the network's outputs cannot
     return np.clip(results.probabilities.mean(axis=1), 0.0, 1.0).astype(np.float32)
@@ -166,7 +178,7 @@ def _chunk_path(folder: Path, index: int) -> Path:
 
 def label_positions(search, boards, options: dict, folder: Path, workers=None, echo=print):
     """Label every position of ``boards`` (``label_chunk`` with ``options``: plies,
-    rollout_trials, seed), chunk by chunk into ``folder``, skipping chunks
+    rollout_trials, seed, rollout_truncate), chunk by chunk into ``folder``, skipping chunks
     already there; ``(N, 5) float32``.
 
     workers: ``tdgammon.engine.evaluation.distributed.Workers`` (Ray), or None
@@ -329,6 +341,7 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
         "plies": settings.plies,
         "rollout_trials": settings.rollout_trials,
         "seed": settings.seed,
+        "rollout_truncate": settings.rollout_truncate,
     }
     targets = label_positions(Search(evaluator), boards, options, out / "labels", workers, echo)
     history = fit(network, ENCODINGS[preset.encoding], boards, targets, settings, echo)
@@ -383,6 +396,8 @@ def _check_same_run(out: Path, model: str, settings: RefineSettings) -> None:
         "exploration": settings.exploration,
         "seed": settings.seed,
     }
+    if settings.rollout_truncate:  # folders made before the setting existed stay resumable
+        record["rollout_truncate"] = settings.rollout_truncate
     path = out / "refine.json"
     if path.exists():
         try:
@@ -408,6 +423,7 @@ def cmd_refine(args: argparse.Namespace) -> int:
         plies=args.plies,
         phase=args.phase,
         rollout_trials=args.rollout_trials,
+        rollout_truncate=args.rollout_truncate,
         exploration=args.exploration,
         seed=args.seed,
         epochs=args.epochs,
@@ -444,6 +460,13 @@ def register(commands, bench_targets: dict) -> None:
         type=int,
         default=0,
         help="label by rollouts of N trials instead of --plies search (0: search)",
+    )
+    ref.add_argument(
+        "--rollout-truncate",
+        type=int,
+        default=0,
+        help="with --rollout-trials: stop each trial after N plies, valued there by the "
+        "network (0: play each trial out)",
     )
     ref.add_argument("--exploration", type=float, default=defaults.exploration)
     ref.add_argument("--seed", type=int, default=defaults.seed)
