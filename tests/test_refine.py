@@ -38,6 +38,41 @@ def test_positions_are_distinct_and_judged_by_the_network(tiny_model):
     assert not is_game_over(boards).any() and not is_bearoff_position(boards).any()
 
 
+def test_candidates_are_the_positions_the_best_plays_leave(tiny_model, monkeypatch):
+    """candidates=K: for a self-play position and a random roll, the K plays with
+    the highest 0-ply equity, each result seen by the opponent (who rolls next)."""
+    import tdgammon.train.refine as refine_module
+    from tdgammon.engine.movegen.vectorized import generate_moves
+    from tdgammon.engine.rules.board import flip
+    from tdgammon.engine.rules.dice import roll_dice
+    from tdgammon.engine.rules.outcome import variant_equity
+    from tdgammon.engine.rules.variants import STANDARD
+
+    start = STANDARD.starting_board()[None, :]
+    monkeypatch.setattr(refine_module, "sample_positions", lambda *args: start.copy())
+    evaluator = _evaluator(tiny_model)
+    found = refine_module.candidate_positions(evaluator, 3, np.random.default_rng(5), 0.0, 3)
+    dice = roll_dice(np.random.default_rng(5), 1)
+    moves = generate_moves(start, dice)
+    equities = variant_equity(evaluator.play_probabilities(moves), STANDARD)
+    best = flip(moves.boards[np.argsort(-equities, kind="stable")[:3]])
+    assert len(moves.boards) > 3
+    assert sorted(map(bytes, found)) == sorted(map(bytes, best))
+
+
+def test_refine_command_with_candidates(tiny_model, tmp_path, capsys):
+    out = tmp_path / "cand"
+    argv = ["refine", "--model", str(tiny_model), "--out", str(out), "--positions", "40"]
+    code, stdout, err = run(capsys, *argv, "--candidates", "2", "--epochs", "1")
+    assert code == 0, err
+    assert json.loads(stdout.splitlines()[-1])["settings"]["candidates"] == 2
+    assert json.loads((out / "refine.json").read_text())["candidates"] == 2
+    boards = np.load(out / "positions.npz")["boards"]
+    assert len(np.unique(boards, axis=0)) == 40
+    labels = np.load(out / "labels" / "chunk-00000.npy")
+    np.testing.assert_allclose(labels, Search(_evaluator(tiny_model)).evaluate(boards, 1), atol=1e-6)
+
+
 def test_labels_are_the_1_ply_values_and_resume_by_chunk(tiny_model, tmp_path, monkeypatch):
     import tdgammon.train.refine as refine_module
 
@@ -152,6 +187,8 @@ def test_a_phase_set_is_refined_as_it_plays(tmp_path, capsys):
         ({"rollout_trials": -1}, "rollout_trials"),
         ({"rollout_truncate": -1}, "rollout_truncate"),
         ({"rollout_truncate": 5}, "needs rollout_trials"),
+        ({"candidates": -1}, "candidates"),
+        ({"candidates": 2, "phase": "race"}, "phase all"),
     ],
 )
 def test_bad_settings_name_the_field(change, message):

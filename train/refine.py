@@ -10,6 +10,11 @@ or rollouts (docs/strength_notes.md 6, "6.2", and 7, item 1). One generation:
    the judge (not over, not a pure bear-off, which the exact database values).
    ``phase = "race"``: race positions only (no contact; the race net of a
    phase set, ``tdgammon.engine.analysis.race_benchmark.race_positions``).
+   ``candidates = K``: the positions the network must RANK instead: for
+   self-play positions and a random roll each, the positions left by the
+   best K plays at 0-ply (opponent to roll), so the fit sees the
+   near-alternatives of each choice, not only the played line (the plays
+   1-ply search corrects are among them).
    ``positions.npz``: ``boards (N, 30) int8``, side-to-move view.
 2. **Labels**: each position's ``plies``-ply value by the starting network
    (``Search.evaluate``: the mean over the 21 rolls of the best play's
@@ -70,6 +75,7 @@ class RefineSettings:
     phase: str = "all"
     rollout_trials: int = 0
     rollout_truncate: int = 0
+    candidates: int = 0
     exploration: float = 0.1
     seed: int = 1
     epochs: int = 12
@@ -85,6 +91,7 @@ class RefineSettings:
             "plies": 1,
             "rollout_trials": 0,
             "rollout_truncate": 0,
+            "candidates": 0,
             "epochs": 1,
             "batch_size": 1,
             "eval_games": 0,
@@ -95,6 +102,8 @@ class RefineSettings:
                 raise FormatError(f"refine {name} must be a whole number >= {low}, got {value}")
         if self.rollout_truncate and not self.rollout_trials:
             raise FormatError("refine rollout_truncate needs rollout_trials (rollout labels)")
+        if self.candidates and self.phase == "race":
+            raise FormatError("refine candidates are for phase all (race plays come from races)")
         if self.plies > 2:
             raise FormatError("refine plies must be 1 or 2")
         if self.phase not in PHASES:
@@ -136,6 +145,42 @@ def sample_positions(
         while selfplay.finished_positions < count:
             selfplay.step(evaluator)
         boards = selfplay.take_finished(0.0)[0]
+        judged = ~is_game_over(boards) & ~is_bearoff_position(boards)
+        if contact_only:
+            judged &= has_contact(boards)
+        found = np.unique(np.concatenate([found, boards[judged]]), axis=0)
+    return found[rng.permutation(len(found))[:count]]
+
+
+def candidate_positions(
+    evaluator,
+    count: int,
+    rng: np.random.Generator,
+    exploration: float,
+    keep: int,
+    contact_only: bool = False,
+):
+    """``(count, 30) int8`` distinct positions the network must rank: from
+    ``sample_positions`` of ``evaluator`` (with ``exploration``), one random roll
+    each (no opening rule), the positions the best ``keep`` plays at 0-ply leave,
+    flipped to the view of the opponent, who rolls next; kept where the network
+    is the judge (not over, not a pure bear-off; with ``contact_only``, with
+    contact). Shuffled by ``rng``."""
+    from tdgammon.engine.evaluation.bearoff import is_bearoff_position
+    from tdgammon.engine.evaluation.search import top_per_parent
+    from tdgammon.engine.movegen.vectorized import generate_moves
+    from tdgammon.engine.rules.board import flip, has_contact
+    from tdgammon.engine.rules.dice import roll_dice
+    from tdgammon.engine.rules.outcome import is_game_over, variant_equity
+
+    found = np.zeros((0, 30), dtype=np.int8)
+    while len(found) < count:
+        decisions = sample_positions(
+            evaluator, -(-(count - len(found)) // keep) + 64, rng, exploration, contact_only
+        )
+        moves = generate_moves(decisions, roll_dice(rng, len(decisions)))
+        scores = variant_equity(evaluator.play_probabilities(moves), evaluator.variant)
+        boards = flip(moves.boards[top_per_parent(scores, moves.parents, keep)])
         judged = ~is_game_over(boards) & ~is_bearoff_position(boards)
         if contact_only:
             judged &= has_contact(boards)
@@ -331,6 +376,15 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
             from tdgammon.engine.analysis.race_benchmark import race_positions
 
             boards = race_positions(Search(evaluator), settings.positions, rng)
+        elif settings.candidates:
+            boards = candidate_positions(
+                evaluator,
+                settings.positions,
+                rng,
+                settings.exploration,
+                settings.candidates,
+                race_file is not None,
+            )
         else:
             boards = sample_positions(
                 evaluator, settings.positions, rng, settings.exploration, race_file is not None
@@ -396,8 +450,10 @@ def _check_same_run(out: Path, model: str, settings: RefineSettings) -> None:
         "exploration": settings.exploration,
         "seed": settings.seed,
     }
-    if settings.rollout_truncate:  # folders made before the setting existed stay resumable
-        record["rollout_truncate"] = settings.rollout_truncate
+    # folders made before these settings existed stay resumable
+    for name in ("rollout_truncate", "candidates"):
+        if getattr(settings, name):
+            record[name] = getattr(settings, name)
     path = out / "refine.json"
     if path.exists():
         try:
@@ -424,6 +480,7 @@ def cmd_refine(args: argparse.Namespace) -> int:
         phase=args.phase,
         rollout_trials=args.rollout_trials,
         rollout_truncate=args.rollout_truncate,
+        candidates=args.candidates,
         exploration=args.exploration,
         seed=args.seed,
         epochs=args.epochs,
@@ -467,6 +524,13 @@ def register(commands, bench_targets: dict) -> None:
         default=0,
         help="with --rollout-trials: stop each trial after N plies, valued there by the "
         "network (0: play each trial out)",
+    )
+    ref.add_argument(
+        "--candidates",
+        type=int,
+        default=0,
+        help="fit the positions the best K plays leave (per self-play position and a random "
+        "roll) instead of the positions self-play reaches (0)",
     )
     ref.add_argument("--exploration", type=float, default=defaults.exploration)
     ref.add_argument("--seed", type=int, default=defaults.seed)
