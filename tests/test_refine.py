@@ -70,7 +70,8 @@ def test_refine_command_with_candidates(tiny_model, tmp_path, capsys):
     boards = np.load(out / "positions.npz")["boards"]
     assert len(np.unique(boards, axis=0)) == 40
     labels = np.load(out / "labels" / "chunk-00000.npy")
-    np.testing.assert_allclose(labels, Search(_evaluator(tiny_model)).evaluate(boards, 1), atol=1e-6)
+    one_ply = Search(_evaluator(tiny_model)).evaluate(boards, 1)
+    np.testing.assert_allclose(labels, one_ply, atol=1e-6)
 
 
 def test_labels_are_the_1_ply_values_and_resume_by_chunk(tiny_model, tmp_path, monkeypatch):

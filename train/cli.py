@@ -47,19 +47,20 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
-    """Options of the ``strength`` and ``selfplay`` bench targets (called by
+    """Options of the ``strength``, ``selfplay`` and ``choices`` bench targets (called by
     ``tdgammon.engine.interfaces.cli``)."""
-    group = bench.add_argument_group("strength / selfplay")
+    group = bench.add_argument_group("strength / selfplay / choices")
     group.add_argument(
         "--model",
         default=None,
-        help="strength: model file or checkpoint (default: shipped); selfplay: start from "
+        help="strength, choices: model file or checkpoint (default: shipped); selfplay: start from "
         "its weights (same preset) instead of fresh ones",
     )
     group.add_argument(
         "--opponent",
         default="pubeval",
-        help="strength: pubeval, random, heuristic, network (the shipped one), "
+        help="strength: the opponent, choices: the player compared with; pubeval, random, "
+        "heuristic, network (the shipped one), "
         "or a model file / checkpoint",
     )
     group.add_argument(
@@ -72,11 +73,19 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
         "--plies",
         type=int,
         default=0,
-        help="strength: the model's search depth 0-3 (default 0: each play valued by the "
+        help="strength, choices: the model's search depth 0-3 (default 0: each play valued by the "
         "network at 0-ply; 1+: n-ply search with move filters, tdgammon.engine.evaluation.search)",
     )
     group.add_argument("--games", type=int, default=1000, help="strength: games (even)")
-    group.add_argument("--seed", type=int, default=1, help="strength: dice seed")
+    group.add_argument(
+        "--seed", type=int, default=1, help="strength: dice seed; choices: positions and rolls"
+    )
+    group.add_argument(
+        "--judge",
+        default=None,
+        help="choices: the search that values both players' plays, gnubg[:PLIES] (the "
+        "gnubg extra) or a network[:PLIES] (network:2, FILE:1); default gnubg:2",
+    )
     group.add_argument(
         "--presets", default="tesauro80,extended128", help="selfplay: comma-separated presets"
     )
@@ -114,6 +123,22 @@ def cmd_bench_strength(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_choices(args: argparse.Namespace) -> int:
+    from tdgammon.train.choices import DEFAULT_JUDGE, compare_choices
+
+    summary, text = compare_choices(
+        args.model,
+        args.opponent,
+        args.judge or DEFAULT_JUDGE,
+        args.sample,
+        args.seed,
+        args.plies,
+        args.threads,
+    )
+    print(json.dumps(summary) if args.json else text)
+    return 0
+
+
 def cmd_bench_selfplay(args: argparse.Namespace) -> int:
     from tdgammon.engine.rules.errors import FormatError
     from tdgammon.train.evaluate import bench_selfplay
@@ -146,7 +171,7 @@ def cmd_bench_selfplay(args: argparse.Namespace) -> int:
 
 
 def register(commands, bench_targets: dict) -> None:
-    """Add ``train`` and the ``strength`` / ``selfplay`` bench targets."""
+    """Add ``train`` and the ``strength`` / ``selfplay`` / ``choices`` bench targets."""
     train = commands.add_parser("train", help="train a network by self-play (TD(lambda))")
     train.add_argument("--config", help="TOML config (default: built-in defaults)")
     train.add_argument(
@@ -181,3 +206,4 @@ def register(commands, bench_targets: dict) -> None:
     train.set_defaults(run=cmd_train)
     bench_targets["strength"] = cmd_bench_strength
     bench_targets["selfplay"] = cmd_bench_selfplay
+    bench_targets["choices"] = cmd_bench_choices

@@ -173,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--sample",
         type=int,
         default=16384,
-        help="positions in the fixed sample (analysis: decisions, at most 50)",
+        help="positions in the fixed sample (analysis: decisions, at most 50; choices: decisions)",
     )
     movegen.add_argument(
         "--seconds",

@@ -1,0 +1,210 @@
+"""Per-decision strength: two players' checker plays on the same positions and
+rolls, valued by a judge (``tdgammon bench choices``).
+
+A duel measures strength in points per game, but its noise is large: 10,000
+games give +/- 0.025 ppg. Most of that noise is the dice; the difference
+between two players lies only in the decisions where they choose differently.
+This benchmark asks both players for their play on the same ``decisions``
+positions, each with its own random roll, and values the two plays by a
+stronger search (the judge); a decision's figure is the judge's equity of
+player A's play minus that of player B's (0 where they choose the same play).
+The mean over the decisions is A's gain per decision in cubeless money
+equity, with a 95% interval. About 6,000 decisions resolve 0.0003 per
+decision, roughly 0.007 ppg (a game holds about 24 unforced decisions a
+side), where a duel would need some 100,000 games.
+
+- **Positions**: distinct pre-roll positions of 0-ply self-play of the
+  shipped network (``tdgammon.train.refine.sample_positions``, no random
+  plays): the same set for every pair of players at a given ``seed``; those
+  where the network judges (not over, not a pure bear-off). Each gets one
+  roll (``seed``); forced decisions (a single distinct legal play, or none)
+  are left out, as in GNU Backgammon's error rates.
+- **Players**: ``tdgammon.engine.players.factory.make_agent`` specs, player A
+  at ``plies`` (0: its network at 0-ply; N: N-ply search with move filters),
+  player B as it plays by default.
+- **Judge**: ``gnubg[:PLIES]`` (GNU Backgammon through its optional bindings,
+  ``tdgammon.engine.players.gnubg_agent``; a benchmark only, never a training
+  signal) or a network spec with ``:PLIES`` (``network:2``, ``FILE:1``), our
+  own ``Search`` at that depth over the two plays. The judge values each play
+  by the position it leaves (opponent to roll), the mover's cubeless money
+  equity.
+- **Classes**: decisions split by ``tdgammon.engine.cube.benchmark.phase`` of
+  the position (contact, crashed, race; pure bear-offs are not sampled).
+
+A judge is not the truth: GNU Backgammon's deeper search shares its own
+0-ply net's taste, so it favours plays of its 0-ply player; compare players
+of this project with one another through it, and read a gain against GNU
+Backgammon's own player as an upper bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tdgammon.engine.rules.errors import FormatError
+
+DEFAULT_JUDGE = "gnubg:2"
+"""The judge of ``tdgammon bench choices`` unless ``--judge`` says otherwise."""
+
+
+def parse_judge(spec: str) -> tuple[str, int]:
+    """``(player, plies)`` of a judge spec ``NAME[:PLIES]`` (plies default 0);
+    FormatError when PLIES is not a whole number 0..MAX_PLIES."""
+    from tdgammon.engine.evaluation.search import MAX_PLIES
+
+    name, colon, tail = spec.rpartition(":")
+    if not colon or not tail.isdigit():  # no depth given (a path may hold ':')
+        return spec, 0
+    plies = int(tail)
+    if not 0 <= plies <= MAX_PLIES:
+        raise FormatError(f"--judge {spec}: plies must be 0-{MAX_PLIES}")
+    return name, plies
+
+
+class Judge:
+    """A judge spec (module docstring) that values plays: ``after (M, 30) int8``
+    (mover's view after the play, not flipped) -> ``(M,) float64``, the mover's
+    cubeless money equity."""
+
+    def __init__(self, spec: str) -> None:
+        name, self.plies = parse_judge(spec)
+        if name.strip().lower() == "gnubg":
+            from tdgammon.engine.players.gnubg_agent import GnubgAgent
+
+            self._gnubg = GnubgAgent(self.plies)
+            self.name = self._gnubg.name
+            return
+        from tdgammon.engine.evaluation.evaluator import default_evaluator, load_evaluator
+        from tdgammon.engine.evaluation.search import Search
+        from tdgammon.engine.players.factory import NETWORK_NAMES, is_player_name
+
+        self._gnubg = None
+        if name.strip().lower() in NETWORK_NAMES:
+            evaluator = default_evaluator()
+        elif is_player_name(name):
+            raise FormatError(f"--judge {spec}: a judge is gnubg[:PLIES] or a network[:PLIES]")
+        else:
+            evaluator = load_evaluator(name)
+        self._search = Search(evaluator)
+        self.name = f"{evaluator.name}-{self.plies}ply"
+
+    def equities(self, after: np.ndarray) -> np.ndarray:
+        if self._gnubg is not None:
+            return self._gnubg.play_equities(after, self.plies).astype(np.float64)
+        values = self._search.play_probabilities(after, self.plies)
+        return self._search.score(values).astype(np.float64)
+
+
+def decision_sample(decisions: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(boards (N, 30) int8, dice (N, 2) int8)``: the positions (shipped network's
+    self-play, module docstring) and their rolls for ``seed``; N = ``decisions``
+    before the forced ones are dropped by ``compare_choices``."""
+    from tdgammon.engine.evaluation.evaluator import default_evaluator
+    from tdgammon.train.refine import sample_positions
+
+    rng = np.random.default_rng(seed)
+    boards = sample_positions(default_evaluator(), decisions, rng, 0.0)
+    dice = rng.integers(1, 7, size=(len(boards), 2)).astype(np.int8)
+    return boards, dice
+
+
+def compare_choices(
+    model: str | None,
+    opponent: str,
+    judge: str = DEFAULT_JUDGE,
+    decisions: int = 6000,
+    seed: int = 1,
+    plies: int = 0,
+    threads: int = 1,
+) -> tuple[dict, str]:
+    """Player ``model`` (at ``plies``) against player ``opponent`` on the same
+    decisions, judged by ``judge`` (module docstring). Returns (summary, text)."""
+    import torch
+
+    from tdgammon.engine.cube.benchmark import phase
+    from tdgammon.engine.players.factory import make_agent
+
+    if isinstance(decisions, bool) or not isinstance(decisions, int) or decisions < 1:
+        raise FormatError(f"--sample (decisions) must be a whole number >= 1, got {decisions}")
+    torch.set_num_threads(threads)
+    player_a = make_agent(model or "network", plies=plies, seed=0)
+    player_b = make_agent(opponent, seed=0)
+    referee = Judge(judge)
+    boards, dice = decision_sample(decisions, seed)
+    gain, differ, unforced = judged_gains(player_a, player_b, referee, boards, dice)
+    classes = np.array([phase(b) for b in boards])
+    summary = {
+        "model": player_a.name,
+        "opponent": player_b.name,
+        "judge": referee.name,
+        "seed": seed,
+        "positions": len(boards),
+        **_stats(gain[unforced], differ[unforced]),
+        "classes": {
+            name: _stats(gain[unforced & (classes == name)], differ[unforced & (classes == name)])
+            for name in ("contact", "crashed", "race")
+        },
+    }
+    return summary, _text(summary)
+
+
+def judged_gains(player_a, player_b, judge, boards: np.ndarray, dice: np.ndarray):
+    """Per decision: ``(gain (N,) float64, differ (N,) bool, unforced (N,) bool)``.
+
+    boards ``(N, 30) int8`` (mover's view, before the roll), dice ``(N, 2)``;
+    players: the ``Agent`` protocol; judge: ``Judge``. ``gain`` is the judge's
+    equity of A's play minus B's (0 where they choose the same play or the
+    decision is forced); ``differ``: unforced and chosen differently."""
+    from tdgammon.engine.movegen.vectorized import generate_moves
+
+    moves = generate_moves(boards, dice)
+    unforced = _unforced(moves, len(boards))
+    choice_a = player_a.choose_plays(boards, dice, moves)
+    choice_b = player_b.choose_plays(boards, dice, moves)
+    differ = unforced & (choice_a != choice_b)
+    gain = np.zeros(len(boards))
+    if differ.any():
+        count = int(differ.sum())
+        values = judge.equities(moves.boards[np.concatenate([choice_a[differ], choice_b[differ]])])
+        gain[differ] = values[:count] - values[count:]
+    return gain, differ, unforced
+
+
+def _unforced(moves, count: int) -> np.ndarray:
+    """``(count,) bool``: positions with at least two distinct resulting boards."""
+    distinct = np.zeros(count, dtype=np.int64)
+    order = np.lexsort((*moves.boards.T[::-1], moves.parents))
+    boards, parents = moves.boards[order], moves.parents[order]
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (parents[1:] != parents[:-1]) | (boards[1:] != boards[:-1]).any(axis=1)
+    np.add.at(distinct, parents[new], 1)
+    return distinct >= 2
+
+
+def _stats(gain: np.ndarray, differ: np.ndarray) -> dict:
+    n = len(gain)
+    if n == 0:
+        return {"decisions": 0, "gain": None, "ci95": None, "differ": None}
+    sd = float(gain.std(ddof=1)) if n > 1 else 0.0
+    return {
+        "decisions": n,
+        "gain": float(gain.mean()),
+        "ci95": 1.96 * sd / math.sqrt(n),
+        "differ": float(differ.mean()),
+    }
+
+
+def _text(s: dict) -> str:
+    def line(stats: dict) -> str:
+        if not stats["decisions"]:
+            return "no decisions"
+        return (
+            f"{stats['gain']:+.5f} equity per decision (95% CI +/- {stats['ci95']:.5f}) over "
+            f"{stats['decisions']} decisions, {100 * stats['differ']:.1f}% chosen differently"
+        )
+
+    head = f"{s['model']} vs {s['opponent']}, judged by {s['judge']}: {line(s)}"
+    parts = [f"  {name}: {line(stats)}" for name, stats in s["classes"].items()]
+    return "\n".join([head, *parts])
