@@ -117,6 +117,21 @@ def test_refine_command_end_to_end(tiny_model, tmp_path, capsys):
     assert code == 2 and "other data" in err
 
 
+def test_fit_seed_refits_the_same_data(tiny_model, tmp_path, capsys):
+    """--fit-seed changes only the fit: a folder refitted with it keeps its data;
+    --fit-seed equal to --seed is the default fit."""
+    out = tmp_path / "gen"
+    argv = ["refine", "--model", str(tiny_model), "--out", str(out), "--positions", "80"]
+    weights = {}
+    for extra in ([], ["--fit-seed", "1"], ["--fit-seed", "5"]):
+        code, _, err = run(capsys, *argv, "--epochs", "2", "--seed", "1", *extra)
+        assert code == 0, err
+        weights[" ".join(extra)] = load_model(out / "model.pt")[1].state_dict()
+    first = weights[""]
+    assert all(first[k].equal(weights["--fit-seed 1"][k]) for k in first)
+    assert not all(first[k].equal(weights["--fit-seed 5"][k]) for k in first)
+
+
 def test_race_phase_with_rollout_labels(tiny_model, tmp_path, capsys):
     from tdgammon.engine.rules.board import has_contact
 
@@ -189,6 +204,7 @@ def test_a_phase_set_is_refined_as_it_plays(tmp_path, capsys):
         ({"rollout_truncate": -1}, "rollout_truncate"),
         ({"rollout_truncate": 5}, "needs rollout_trials"),
         ({"candidates": -1}, "candidates"),
+        ({"fit_seed": 1.5}, "fit_seed"),
         ({"candidates": 2, "phase": "race"}, "phase all"),
     ],
 )

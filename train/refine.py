@@ -84,6 +84,8 @@ class RefineSettings:
     validation: float = 0.05
     eval_games: int = 0
     preset: str | None = None
+    fit_seed: int | None = None
+    """Seed of the fit (validation split, batch order); None: ``seed``."""
 
     def __post_init__(self) -> None:
         whole = {
@@ -100,6 +102,10 @@ class RefineSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise FormatError(f"refine {name} must be a whole number >= {low}, got {value}")
+        if self.fit_seed is not None and (
+            isinstance(self.fit_seed, bool) or not isinstance(self.fit_seed, int)
+        ):
+            raise FormatError(f"refine fit_seed must be a whole number, got {self.fit_seed!r}")
         if self.rollout_truncate and not self.rollout_trials:
             raise FormatError("refine rollout_truncate needs rollout_trials (rollout labels)")
         if self.candidates and self.phase == "race":
@@ -282,7 +288,8 @@ def fit(network, encoding, boards, targets, settings: RefineSettings, echo=print
     epoch with the lowest validation loss are kept. Returns one dict per epoch."""
     import torch
 
-    generator = torch.Generator().manual_seed(settings.seed)
+    seed = settings.seed if settings.fit_seed is None else settings.fit_seed
+    generator = torch.Generator().manual_seed(seed)
     inputs = torch.from_numpy(
         np.concatenate(
             [encoding.encode(boards[i : i + 16384]) for i in range(0, len(boards), 16384)]
@@ -488,6 +495,7 @@ def cmd_refine(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         eval_games=args.eval_games,
         preset=args.preset,
+        fit_seed=args.fit_seed,
     )
     if not Path(args.model).is_file():
         raise FormatError(f"--model {args.model}: no such file")
@@ -535,6 +543,13 @@ def register(commands, bench_targets: dict) -> None:
     ref.add_argument("--exploration", type=float, default=defaults.exploration)
     ref.add_argument("--seed", type=int, default=defaults.seed)
     ref.add_argument("--epochs", type=int, default=defaults.epochs)
+    ref.add_argument(
+        "--fit-seed",
+        type=int,
+        default=None,
+        help="seed of the fit (validation split, batch order; default --seed); the data "
+        "of a folder stays, so a refit of it may change this and --epochs",
+    )
     ref.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     ref.add_argument("--batch-size", type=int, default=defaults.batch_size)
     ref.add_argument(
