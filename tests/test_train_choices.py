@@ -74,6 +74,13 @@ def test_sample_is_fixed_by_the_seed():
     assert ((a[1] >= 1) & (a[1] <= 6)).all()
 
 
+def test_positions_come_from_the_baseline_network(tiny_file):
+    """Player B's network plays the sample's games; without one, the shipped net."""
+    mine = decision_sample(40, seed=3, evaluator=load_evaluator(tiny_file))[0]
+    shipped = decision_sample(40, seed=3)[0]
+    assert mine.shape == shipped.shape and not np.array_equal(mine, shipped)
+
+
 def test_judge_specs():
     assert parse_judge("gnubg:2") == ("gnubg", 2)
     assert parse_judge("gnubg") == ("gnubg", 0)

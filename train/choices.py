@@ -14,9 +14,10 @@ equity, with a 95% interval. On 6,000 positions the interval is near
 about +/- 0.01 ppg (its games hold about 53 plies, 23 unforced decisions a
 side), which a duel reaches only after some 60,000 games.
 
-- **Positions**: distinct pre-roll positions of 0-ply self-play of the
-  shipped network (``tdgammon.train.refine.sample_positions``, no random
-  plays): the same set for every pair of players at a given ``seed``; those
+- **Positions**: distinct pre-roll positions of 0-ply self-play of player
+  B's network, or of the shipped network when B has none (pubeval, gnubg)
+  (``tdgammon.train.refine.sample_positions``, no random plays): against one
+  baseline, the same set for every player A at a given ``seed``; those
   where the network judges (not over, not a pure bear-off). Each gets one
   roll (``seed``); forced decisions (a single distinct legal play, or none)
   are left out, as in GNU Backgammon's error rates.
@@ -98,15 +99,17 @@ class Judge:
         return self._search.score(values).astype(np.float64)
 
 
-def decision_sample(decisions: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(boards (N, 30) int8, dice (N, 2) int8)``: the positions (shipped network's
-    self-play, module docstring) and their rolls for ``seed``; N = ``decisions``
-    before the forced ones are dropped by ``compare_choices``."""
+def decision_sample(
+    decisions: int, seed: int, evaluator=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(boards (N, 30) int8, dice (N, 2) int8)``: positions of 0-ply self-play of
+    ``evaluator`` (None: the shipped network) and their rolls for ``seed``;
+    N = ``decisions`` before the forced ones are dropped by ``compare_choices``."""
     from tdgammon.engine.evaluation.evaluator import default_evaluator
     from tdgammon.train.refine import sample_positions
 
     rng = np.random.default_rng(seed)
-    boards = sample_positions(default_evaluator(), decisions, rng, 0.0)
+    boards = sample_positions(evaluator or default_evaluator(), decisions, rng, 0.0)
     dice = rng.integers(1, 7, size=(len(boards), 2)).astype(np.int8)
     return boards, dice
 
@@ -133,7 +136,7 @@ def compare_choices(
     player_a = make_agent(model or "network", plies=plies, seed=0)
     player_b = make_agent(opponent, seed=0)
     referee = Judge(judge)
-    boards, dice = decision_sample(decisions, seed)
+    boards, dice = decision_sample(decisions, seed, getattr(player_b, "evaluator", None))
     gain, differ, unforced = judged_gains(player_a, player_b, referee, boards, dice)
     classes = np.array([phase(b) for b in boards])
     summary = {
