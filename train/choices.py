@@ -99,9 +99,7 @@ class Judge:
         return self._search.score(values).astype(np.float64)
 
 
-def decision_sample(
-    decisions: int, seed: int, evaluator=None
-) -> tuple[np.ndarray, np.ndarray]:
+def decision_sample(decisions: int, seed: int, evaluator=None) -> tuple[np.ndarray, np.ndarray]:
     """``(boards (N, 30) int8, dice (N, 2) int8)``: positions of 0-ply self-play of
     ``evaluator`` (None: the shipped network) and their rolls for ``seed``;
     N = ``decisions`` before the forced ones are dropped by ``compare_choices``."""
