@@ -175,14 +175,9 @@ def judged_gains(player_a, player_b, judge, boards: np.ndarray, dice: np.ndarray
 
 
 def _unforced(moves, count: int) -> np.ndarray:
-    """``(count,) bool``: positions with at least two distinct resulting boards."""
-    distinct = np.zeros(count, dtype=np.int64)
-    order = np.lexsort((*moves.boards.T[::-1], moves.parents))
-    boards, parents = moves.boards[order], moves.parents[order]
-    new = np.ones(len(order), dtype=bool)
-    new[1:] = (parents[1:] != parents[:-1]) | (boards[1:] != boards[:-1]).any(axis=1)
-    np.add.at(distinct, parents[new], 1)
-    return distinct >= 2
+    """``(count,) bool``: positions with at least two distinct resulting boards
+    (the move generator's rows are distinct per position; a pass is one row)."""
+    return moves.counts(count) >= 2
 
 
 def _stats(gain: np.ndarray, differ: np.ndarray) -> dict:
