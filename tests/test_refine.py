@@ -7,12 +7,14 @@ import json
 
 import numpy as np
 import pytest
+import torch
 from cli_runner import run
 
 from tdgammon.engine.evaluation.bearoff import is_bearoff_position
 from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
 from tdgammon.engine.evaluation.search import Search
 from tdgammon.engine.rules.outcome import is_game_over
+from tdgammon.engine.rules.outputs import equity
 from tdgammon.models.network import build_network, get_preset, load_model, save_model
 from tdgammon.train.refine import RefineSettings, label_positions, sample_positions
 
@@ -51,13 +53,72 @@ def test_candidates_are_the_positions_the_best_plays_leave(tiny_model, monkeypat
     start = STANDARD.starting_board()[None, :]
     monkeypatch.setattr(refine_module, "sample_positions", lambda *args: start.copy())
     evaluator = _evaluator(tiny_model)
-    found = refine_module.candidate_positions(evaluator, 3, np.random.default_rng(5), 0.0, 3)
+    found, groups = refine_module.candidate_positions(
+        evaluator, 3, np.random.default_rng(5), 0.0, 3
+    )
     dice = roll_dice(np.random.default_rng(5), 1)
     moves = generate_moves(start, dice)
     equities = variant_equity(evaluator.play_probabilities(moves), STANDARD)
     best = flip(moves.boards[np.argsort(-equities, kind="stable")[:3]])
     assert len(moves.boards) > 3
     assert sorted(map(bytes, found)) == sorted(map(bytes, best))
+    # one decision (the opening position repeated): its plays best first
+    assert (found[groups[0]] == best).all()
+
+
+def test_candidate_decisions_hold_every_position_best_play_first(tiny_model):
+    """groups: every sampled board in some decision, each decision's boards
+    distinct and ordered by the mover's 0-ply equity (the opponent's rises)."""
+    from tdgammon.train.refine import candidate_positions
+
+    evaluator = _evaluator(tiny_model)
+    boards, groups = candidate_positions(evaluator, 200, np.random.default_rng(2), 0.1, 4)
+    assert boards.shape == (200, 30) and len(np.unique(boards, axis=0)) == 200
+    assert groups.shape[1] == 4 and groups.dtype == np.int32
+    assert set(groups[groups >= 0].tolist()) == set(range(200))
+    opponent = equity(evaluator.evaluate(boards))
+    for row in groups:
+        members = row[row >= 0]
+        assert len(set(members.tolist())) == len(members) >= 1
+        assert (np.diff(opponent[members]) >= -1e-6).all()
+
+
+class _Table(torch.nn.Module):
+    """A 'network' whose output for row i (encoded as the number i) is a free table row."""
+
+    def __init__(self, values):
+        super().__init__()
+        self.table = torch.nn.Parameter(torch.tensor(values, dtype=torch.float32))
+
+    def forward(self, x):
+        return self.table[x[:, 0].long()]
+
+
+class _RowNumber:
+    @staticmethod
+    def encode(boards):
+        return boards[:, :1].astype(np.float32)
+
+
+@pytest.mark.parametrize("weight", [0.5, 2.0])
+def test_the_ranking_error_is_the_spread_of_a_decisions_equity_errors(weight):
+    """Ten decisions of three plays, each off its target by the same shifts s = (0,
+    0.01, 0.03) on all five probabilities (an equity error of 2 s): the loss is
+    mean(s^2) + w * mean((2 s - mean(2 s))^2), a shift common to a decision's
+    plays costs no ranking error."""
+    from tdgammon.train.refine import fit
+
+    rng = np.random.default_rng(0)
+    targets = rng.uniform(0.2, 0.8, (30, 5)).astype(np.float32)
+    shifts = np.tile([0.0, 0.01, 0.03], 10)
+    network = _Table(targets + shifts[:, None])
+    boards = np.arange(30, dtype=np.int8)[:, None].repeat(30, axis=1)
+    groups = np.arange(30, dtype=np.int32).reshape(10, 3)
+    settings = RefineSettings(candidates=3, rank_weight=weight, epochs=1, validation=0.3)
+    history = fit(network, _RowNumber, boards, targets, settings, groups, echo=lambda _: None)
+    s = np.array([0.0, 0.01, 0.03])
+    expected = (s**2).mean() + weight * ((2 * s - (2 * s).mean()) ** 2).mean()
+    assert history[0]["validation_loss"] == pytest.approx(expected, rel=1e-4)
 
 
 def test_refine_command_with_candidates(tiny_model, tmp_path, capsys):
@@ -67,11 +128,21 @@ def test_refine_command_with_candidates(tiny_model, tmp_path, capsys):
     assert code == 0, err
     assert json.loads(stdout.splitlines()[-1])["settings"]["candidates"] == 2
     assert json.loads((out / "refine.json").read_text())["candidates"] == 2
-    boards = np.load(out / "positions.npz")["boards"]
+    saved = np.load(out / "positions.npz")
+    boards = saved["boards"]
     assert len(np.unique(boards, axis=0)) == 40
+    assert set(saved["groups"][saved["groups"] >= 0].tolist()) == set(range(40))
     labels = np.load(out / "labels" / "chunk-00000.npy")
     one_ply = Search(_evaluator(tiny_model)).evaluate(boards, 1)
     np.testing.assert_allclose(labels, one_ply, atol=1e-6)
+    # the same data refitted with the ranking error
+    code, stdout, err = run(capsys, *argv, "--candidates", "2", "--rank-weight", "3")
+    assert code == 0, err
+    assert json.loads(stdout.splitlines()[-1])["settings"]["rank_weight"] == 3.0
+    # data made before the decisions were kept cannot be ranked
+    np.savez(out / "positions.npz", boards=boards)
+    code, _, err = run(capsys, *argv, "--candidates", "2", "--rank-weight", "3")
+    assert code == 2 and "--rank-weight needs a new" in err and err.count("\n") == 1
 
 
 def test_labels_are_the_1_ply_values_and_resume_by_chunk(tiny_model, tmp_path, monkeypatch):
@@ -206,6 +277,9 @@ def test_a_phase_set_is_refined_as_it_plays(tmp_path, capsys):
         ({"candidates": -1}, "candidates"),
         ({"fit_seed": 1.5}, "fit_seed"),
         ({"candidates": 2, "phase": "race"}, "phase all"),
+        ({"candidates": 2, "rank_weight": -1.0}, "rank_weight"),
+        ({"candidates": 2, "rank_weight": float("inf")}, "rank_weight"),
+        ({"rank_weight": 1.0}, "needs candidates"),
     ],
 )
 def test_bad_settings_name_the_field(change, message):

@@ -15,7 +15,9 @@ or rollouts (docs/strength_notes.md 6, "6.2", and 7, item 1). One generation:
    best K plays at 0-ply (opponent to roll), so the fit sees the
    near-alternatives of each choice, not only the played line (the plays
    1-ply search corrects are among them).
-   ``positions.npz``: ``boards (N, 30) int8``, side-to-move view.
+   ``positions.npz``: ``boards (N, 30) int8``, side-to-move view; with
+   candidates also ``groups (D, K) int32``, each decision's plays as rows
+   of ``boards`` (``candidate_positions``).
 2. **Labels**: each position's ``plies``-ply value by the starting network
    (``Search.evaluate``: the mean over the 21 rolls of the best play's
    value, exact at finished games and bear-offs), or with ``rollout_trials``
@@ -29,6 +31,9 @@ or rollouts (docs/strength_notes.md 6, "6.2", and 7, item 1). One generation:
 3. **Fit**: the starting weights trained by Adam on the mean squared error of
    the five probabilities, a held-out share for validation; the epoch with
    the lowest validation loss is kept (``history.jsonl``, one line per epoch).
+   ``rank_weight`` (with candidates): plus the error in the equity
+   differences between each decision's plays (``fit``), the part of the
+   values a 0-ply choice depends on.
 4. **Model**: ``model.pt``, the refined network with a card naming its
    parent, the settings and the figures; with ``--eval-games``, its strength
    against pubeval and against the starting network (duplicate dice) goes in
@@ -59,6 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.engine.rules.outputs import equity
 
 CHUNK_POSITIONS = 4000
 """Positions per label file (about 10 s of 1-ply labels for expert128 on one core)."""
@@ -86,6 +92,8 @@ class RefineSettings:
     preset: str | None = None
     fit_seed: int | None = None
     """Seed of the fit (validation split, batch order); None: ``seed``."""
+    rank_weight: float = 0.0
+    """Weight of the ranking error in the fit (``fit``; needs ``candidates`` data)."""
 
     def __post_init__(self) -> None:
         whole = {
@@ -123,6 +131,14 @@ class RefineSettings:
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and low <= value <= high):
                 raise FormatError(f"refine {name} must be in [{low}, {high}], got {value}")
+        if not (
+            isinstance(self.rank_weight, (int, float))
+            and math.isfinite(self.rank_weight)
+            and self.rank_weight >= 0
+        ):
+            raise FormatError(f"refine rank_weight must be a number >= 0, got {self.rank_weight}")
+        if self.rank_weight and not self.candidates:
+            raise FormatError("refine rank_weight needs candidates (the decisions it ranks)")
         if not (math.isfinite(self.learning_rate) and 0 < self.learning_rate <= 1):
             raise FormatError(f"refine learning_rate must be in (0, 1], got {self.learning_rate}")
         if self.eval_games % 2:
@@ -166,32 +182,64 @@ def candidate_positions(
     keep: int,
     contact_only: bool = False,
 ):
-    """``(count, 30) int8`` distinct positions the network must rank: from
-    ``sample_positions`` of ``evaluator`` (with ``exploration``), one random roll
-    each (no opening rule), the positions the best ``keep`` plays at 0-ply leave,
-    flipped to the view of the opponent, who rolls next; kept where the network
-    is the judge (not over, not a pure bear-off; with ``contact_only``, with
-    contact). Shuffled by ``rng``."""
+    """The positions the network must rank: from ``sample_positions`` of
+    ``evaluator`` (with ``exploration``), one random roll each (no opening rule),
+    the positions the best ``keep`` plays at 0-ply leave, flipped to the view of
+    the opponent, who rolls next; kept where the network is the judge (not
+    over, not a pure bear-off; with ``contact_only``, with contact).
+
+    Returns ``(boards, groups)``: ``boards (count, 30) int8``, distinct, shuffled
+    by ``rng``; ``groups (D, keep) int32``, one row per decision (in random
+    order): the rows of ``boards`` its plays leave, best first by 0-ply, -1
+    where a play leaves no judged position (or the sample ended inside the
+    decision). Every board is in at least one group."""
     from tdgammon.engine.evaluation.bearoff import is_bearoff_position
-    from tdgammon.engine.evaluation.search import top_per_parent
     from tdgammon.engine.movegen.vectorized import generate_moves
     from tdgammon.engine.rules.board import flip, has_contact
     from tdgammon.engine.rules.dice import roll_dice
     from tdgammon.engine.rules.outcome import is_game_over, variant_equity
 
-    found = np.zeros((0, 30), dtype=np.int8)
-    while len(found) < count:
+    raw = np.zeros((0, 30), dtype=np.int8)  # every kept play's board, duplicates included
+    slots = np.zeros((0, keep), dtype=np.int64)  # per decision: rows of ``raw``, -1 empty
+    while len(raw) == 0 or len(np.unique(raw, axis=0)) < count:
+        distinct = len(np.unique(raw, axis=0)) if len(raw) else 0
         decisions = sample_positions(
-            evaluator, -(-(count - len(found)) // keep) + 64, rng, exploration, contact_only
+            evaluator, -(-(count - distinct) // keep) + 64, rng, exploration, contact_only
         )
         moves = generate_moves(decisions, roll_dice(rng, len(decisions)))
         scores = variant_equity(evaluator.play_probabilities(moves), evaluator.variant)
-        boards = flip(moves.boards[top_per_parent(scores, moves.parents, keep)])
+        rows = np.lexsort((-scores, moves.parents))  # by decision, best play first
+        parents = moves.parents[rows]
+        rank = np.arange(len(rows)) - np.searchsorted(parents, parents)
+        rows, parents, rank = rows[rank < keep], parents[rank < keep], rank[rank < keep]
+        boards = flip(moves.boards[rows])
         judged = ~is_game_over(boards) & ~is_bearoff_position(boards)
         if contact_only:
             judged &= has_contact(boards)
-        found = np.unique(np.concatenate([found, boards[judged]]), axis=0)
-    return found[rng.permutation(len(found))[:count]]
+        block = np.full((len(decisions), keep), -1, dtype=np.int64)
+        block[parents[judged], rank[judged]] = len(raw) + np.arange(judged.sum())
+        raw = np.concatenate([raw, boards[judged]])
+        slots = np.concatenate([slots, block])
+    return _first_distinct(raw, slots[rng.permutation(len(slots))], count, rng)
+
+
+def _first_distinct(raw: np.ndarray, slots: np.ndarray, count: int, rng: np.random.Generator):
+    """``candidate_positions``' result from every kept board ``raw (M, 30)`` and the
+    decisions ``slots (D, K)`` (rows of ``raw``, -1 empty), taken in order until
+    ``count`` distinct boards are reached."""
+    unique, inverse = np.unique(raw, axis=0, return_inverse=True)
+    ids = np.where(slots >= 0, inverse.reshape(-1)[np.maximum(slots, 0)], -1).reshape(-1)
+    filled = np.flatnonzero(ids >= 0)
+    _, first = np.unique(ids[filled], return_index=True)
+    ids[np.sort(filled[first])[count - 1] + 1 :] = -1  # the sample ends at the count-th new board
+    ids = ids.reshape(slots.shape)
+    ids = ids[(ids >= 0).any(axis=1)]
+    used = np.unique(ids[ids >= 0])
+    shuffled = used[rng.permutation(len(used))]
+    row_of = np.full(len(unique), -1, dtype=np.int64)
+    row_of[shuffled] = np.arange(len(shuffled))
+    groups = np.where(ids >= 0, row_of[np.maximum(ids, 0)], -1).astype(np.int32)
+    return unique[shuffled], groups
 
 
 # ----------------------------------------------------------------------------- labels
@@ -282,10 +330,22 @@ def _load_chunk(path: Path) -> np.ndarray:
 # ----------------------------------------------------------------------------- fit
 
 
-def fit(network, encoding, boards, targets, settings: RefineSettings, echo=print) -> list[dict]:
+def fit(
+    network, encoding, boards, targets, settings: RefineSettings, groups=None, echo=print
+) -> list[dict]:
     """Train ``network`` (in place) on ``boards (N, 30)`` -> ``targets (N, 5)``: Adam,
-    mean squared error, ``settings.validation`` held out; the weights of the
-    epoch with the lowest validation loss are kept. Returns one dict per epoch."""
+    mean squared error of the five probabilities, ``settings.validation`` held
+    out; the weights of the epoch with the lowest validation loss are kept.
+    Returns one dict per epoch.
+
+    With ``settings.rank_weight`` w > 0 and ``groups (D, K)`` (rows of ``boards``
+    that one decision's plays leave, -1 empty; ``candidate_positions``), the
+    batches are whole decisions, and the loss adds w times the ranking error:
+    the mean squared difference between the network's and the targets'
+    cubeless equities, each centred on its decision's mean, so the fit spends
+    its capacity on the differences between the plays the network must choose
+    from rather than on their common level. Decisions, not rows, are then held
+    out, and the validation loss includes the ranking error."""
     import torch
 
     seed = settings.seed if settings.fit_seed is None else settings.fit_seed
@@ -296,31 +356,55 @@ def fit(network, encoding, boards, targets, settings: RefineSettings, echo=print
         )
     )
     labels = torch.from_numpy(np.asarray(targets, dtype=np.float32))
-    order = torch.randperm(len(inputs), generator=generator)
-    held = max(1, int(len(inputs) * settings.validation)) if settings.validation else 0
-    valid, train_rows = order[:held], order[held:]
+    ranked = settings.rank_weight > 0
+    if ranked:
+        if groups is None:
+            raise TdgammonError("refine rank_weight needs the decisions of --candidates data")
+        units = torch.from_numpy(np.asarray(groups, dtype=np.int64))
+        per_batch = max(1, settings.batch_size // units.shape[1])
+    else:  # a unit is one row
+        units = torch.arange(len(inputs)).reshape(-1, 1)
+        per_batch = settings.batch_size
+    order = torch.randperm(len(units), generator=generator)
+    held = max(1, int(len(units) * settings.validation)) if settings.validation else 0
+    valid, train_units = units[order[:held]], units[order[held:]]
     optimizer = torch.optim.Adam(network.parameters(), lr=settings.learning_rate)
+
+    def loss_of(unit_rows: torch.Tensor) -> torch.Tensor:
+        """The loss over ``(G, K)`` rows of decisions (-1 empty)."""
+        if not ranked:
+            rows = unit_rows.reshape(-1)
+            return ((network(inputs[rows]) - labels[rows]) ** 2).mean()
+        present = (unit_rows >= 0).float()
+        rows = unit_rows.clamp(min=0)
+        output = network(inputs[rows.reshape(-1)]).reshape(*rows.shape, -1)
+        target = labels[rows]
+        squared = (((output - target) ** 2).mean(dim=-1) * present).sum() / present.sum()
+        error = equity(output) - equity(target)
+        centre = (error * present).sum(dim=1, keepdim=True) / present.sum(dim=1, keepdim=True)
+        ranking = (((error - centre) ** 2) * present).sum() / present.sum()
+        return squared + settings.rank_weight * ranking
 
     def validation_loss() -> float:
         if not held:
             return float("nan")
         with torch.inference_mode():
-            return float(((network(inputs[valid]) - labels[valid]) ** 2).mean())
+            return float(loss_of(valid))
 
     history = [{"epoch": 0, "train_loss": None, "validation_loss": validation_loss()}]
     best_loss, best_state = history[0]["validation_loss"], _copy_state(network)
     echo(f"fit: epoch 0, validation loss {best_loss:.6f}")
     for epoch in range(1, settings.epochs + 1):
         network.train()
-        shuffled = train_rows[torch.randperm(len(train_rows), generator=generator)]
+        shuffled = train_units[torch.randperm(len(train_units), generator=generator)]
         total = 0.0
-        for start in range(0, len(shuffled), settings.batch_size):
-            rows = shuffled[start : start + settings.batch_size]
-            loss = ((network(inputs[rows]) - labels[rows]) ** 2).mean()
+        for start in range(0, len(shuffled), per_batch):
+            batch = shuffled[start : start + per_batch]
+            loss = loss_of(batch)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            total += float(loss.detach()) * len(rows)
+            total += float(loss.detach()) * len(batch)
         network.eval()
         row = {
             "epoch": epoch,
@@ -375,8 +459,16 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
         evaluator = load_evaluator(model)
         shutil.copyfile(Path(model).parent / race_file, out / race_file)
     positions_file = out / "positions.npz"
+    groups = None
     if positions_file.exists():
-        boards = np.load(positions_file)["boards"]
+        saved = np.load(positions_file)
+        boards = saved["boards"]
+        groups = saved["groups"] if "groups" in saved.files else None
+        if settings.rank_weight and groups is None:
+            raise TdgammonError(
+                f"{positions_file} was made before decisions were kept; "
+                "--rank-weight needs a new --out folder"
+            )
     else:
         rng = np.random.default_rng(settings.seed)
         if settings.phase == "race":
@@ -384,7 +476,7 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
 
             boards = race_positions(Search(evaluator), settings.positions, rng)
         elif settings.candidates:
-            boards = candidate_positions(
+            boards, groups = candidate_positions(
                 evaluator,
                 settings.positions,
                 rng,
@@ -396,7 +488,8 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
             boards = sample_positions(
                 evaluator, settings.positions, rng, settings.exploration, race_file is not None
             )
-        _save_npz(positions_file, boards=boards)
+        decisions = {} if groups is None else {"groups": groups}
+        _save_npz(positions_file, boards=boards, **decisions)
     echo(f"positions: {len(boards)}")
     options = {
         "plies": settings.plies,
@@ -405,7 +498,7 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
         "rollout_truncate": settings.rollout_truncate,
     }
     targets = label_positions(Search(evaluator), boards, options, out / "labels", workers, echo)
-    history = fit(network, ENCODINGS[preset.encoding], boards, targets, settings, echo)
+    history = fit(network, ENCODINGS[preset.encoding], boards, targets, settings, groups, echo)
     (out / "history.jsonl").write_text("".join(json.dumps(row) + "\n" for row in history))
     report = {
         "parent": str(model),
@@ -496,6 +589,7 @@ def cmd_refine(args: argparse.Namespace) -> int:
         eval_games=args.eval_games,
         preset=args.preset,
         fit_seed=args.fit_seed,
+        rank_weight=args.rank_weight,
     )
     if not Path(args.model).is_file():
         raise FormatError(f"--model {args.model}: no such file")
@@ -549,6 +643,13 @@ def register(commands, bench_targets: dict) -> None:
         default=None,
         help="seed of the fit (validation split, batch order; default --seed); the data "
         "of a folder stays, so a refit of it may change this and --epochs",
+    )
+    ref.add_argument(
+        "--rank-weight",
+        type=float,
+        default=defaults.rank_weight,
+        help="with --candidates: add this weight times the error in the equity differences "
+        "between each decision's plays to the fit's loss (0: values only)",
     )
     ref.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     ref.add_argument("--batch-size", type=int, default=defaults.batch_size)
