@@ -201,8 +201,8 @@ def candidate_positions(
 
     raw = np.zeros((0, 30), dtype=np.int8)  # every kept play's board, duplicates included
     slots = np.zeros((0, keep), dtype=np.int64)  # per decision: rows of ``raw``, -1 empty
-    while len(raw) == 0 or len(np.unique(raw, axis=0)) < count:
-        distinct = len(np.unique(raw, axis=0)) if len(raw) else 0
+    distinct = 0
+    while distinct < count:
         decisions = sample_positions(
             evaluator, -(-(count - distinct) // keep) + 64, rng, exploration, contact_only
         )
@@ -220,6 +220,7 @@ def candidate_positions(
         block[parents[judged], rank[judged]] = len(raw) + np.arange(judged.sum())
         raw = np.concatenate([raw, boards[judged]])
         slots = np.concatenate([slots, block])
+        distinct = len(np.unique(raw, axis=0))
     return _first_distinct(raw, slots[rng.permutation(len(slots))], count, rng)
 
 
