@@ -445,9 +445,13 @@ def hang_up(url: str, whole: bool) -> None:
 
 
 def give_up(url: str) -> None:
-    """A client that stops waiting for its answer."""
-    with pytest.raises(httpx.TimeoutException):
+    """A client that stops waiting for its answer after 20 ms. An answer inside
+    that time (a busy server may refuse at once) is fine too: what is tested is
+    that the others are not disturbed, not how fast the server is."""
+    try:
         httpx.post(f"{url}/api/hint", json={"position": OPENING_52}, timeout=0.02)
+    except httpx.TimeoutException:
+        pass
 
 
 def test_clients_that_hang_up_do_not_disturb_the_others(url, client):
