@@ -121,6 +121,47 @@ def test_the_ranking_error_is_the_spread_of_a_decisions_equity_errors(weight):
     assert history[0]["validation_loss"] == pytest.approx(expected, rel=1e-4)
 
 
+def test_keep_values_fits_the_values_to_the_network_itself():
+    """With keep_values the squared error is against the network's own outputs:
+    at the start it is zero, so the loss is the ranking error alone, and the
+    fit lowers the ranking error while each decision's mean equity (which the
+    ranking error cannot see) stays where it was."""
+    from tdgammon.train.refine import fit
+
+    rng = np.random.default_rng(1)
+    targets = rng.uniform(0.2, 0.8, (30, 5)).astype(np.float32)
+    shifts = np.tile([0.0, 0.01, 0.03], 10) + np.repeat(rng.uniform(-0.05, 0.05, 10), 3)
+    start = targets + shifts[:, None].astype(np.float32)
+    network = _Table(start)
+    boards = np.arange(30, dtype=np.int8)[:, None].repeat(30, axis=1)
+    groups = np.arange(30, dtype=np.int32).reshape(10, 3)
+    settings = RefineSettings(
+        candidates=3, rank_weight=2.0, keep_values=True, epochs=200, validation=0.0
+    )
+    fit(network, _RowNumber, boards, targets, settings, groups, echo=lambda _: None)
+    s = np.array([0.0, 0.01, 0.03])
+    loss = fit(
+        _Table(start),
+        _RowNumber,
+        boards,
+        targets,
+        RefineSettings(candidates=3, rank_weight=2.0, keep_values=True, epochs=1, validation=0.3),
+        groups,
+        echo=lambda _: None,
+    )[0]["validation_loss"]
+    assert loss == pytest.approx(2.0 * ((2 * s - (2 * s).mean()) ** 2).mean(), rel=1e-4)
+
+    def spread_and_level(values):
+        e = equity(values).reshape(10, 3) - equity(targets).reshape(10, 3)
+        return ((e - e.mean(1, keepdims=True)) ** 2).mean(), e.mean(1)
+
+    fitted = network.table.detach().numpy()
+    spread_before, level_before = spread_and_level(start)
+    spread_after, level_after = spread_and_level(fitted)
+    assert spread_after < spread_before / 100
+    np.testing.assert_allclose(level_after, level_before, atol=0.005)
+
+
 def test_refine_command_with_candidates(tiny_model, tmp_path, capsys):
     out = tmp_path / "cand"
     argv = ["refine", "--model", str(tiny_model), "--out", str(out), "--positions", "40"]
@@ -139,6 +180,10 @@ def test_refine_command_with_candidates(tiny_model, tmp_path, capsys):
     code, stdout, err = run(capsys, *argv, "--candidates", "2", "--rank-weight", "3")
     assert code == 0, err
     assert json.loads(stdout.splitlines()[-1])["settings"]["rank_weight"] == 3.0
+    keep = ("--candidates", "2", "--rank-weight", "3", "--keep-values")
+    code, stdout, err = run(capsys, *argv, *keep)
+    assert code == 0, err
+    assert json.loads(stdout.splitlines()[-1])["settings"]["keep_values"] is True
     # data made before the decisions were kept cannot be ranked
     np.savez(out / "positions.npz", boards=boards)
     code, _, err = run(capsys, *argv, "--candidates", "2", "--rank-weight", "3")
@@ -280,6 +325,8 @@ def test_a_phase_set_is_refined_as_it_plays(tmp_path, capsys):
         ({"candidates": 2, "rank_weight": -1.0}, "rank_weight"),
         ({"candidates": 2, "rank_weight": float("inf")}, "rank_weight"),
         ({"rank_weight": 1.0}, "needs candidates"),
+        ({"candidates": 2, "keep_values": True}, "keep_values needs rank_weight"),
+        ({"candidates": 2, "rank_weight": 1.0, "keep_values": "yes"}, "keep_values"),
     ],
 )
 def test_bad_settings_name_the_field(change, message):

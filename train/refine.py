@@ -33,7 +33,10 @@ or rollouts (docs/strength_notes.md 6, "6.2", and 7, item 1). One generation:
    the lowest validation loss is kept (``history.jsonl``, one line per epoch).
    ``rank_weight`` (with candidates): plus the error in the equity
    differences between each decision's plays (``fit``), the part of the
-   values a 0-ply choice depends on.
+   values a 0-ply choice depends on. ``keep_values`` (with ``rank_weight``):
+   the squared error is then taken against the starting network's own
+   outputs instead of the labels, so the fit keeps the values (and the cube
+   verdicts that hang on them) and the labels only teach the ranking.
 4. **Model**: ``model.pt``, the refined network with a card naming its
    parent, the settings and the figures; with ``--eval-games``, its strength
    against pubeval and against the starting network (duplicate dice) goes in
@@ -94,6 +97,9 @@ class RefineSettings:
     """Seed of the fit (validation split, batch order); None: ``seed``."""
     rank_weight: float = 0.0
     """Weight of the ranking error in the fit (``fit``; needs ``candidates`` data)."""
+    keep_values: bool = False
+    """Fit the values to the starting network's own outputs, the ranking to the
+    labels (``fit``; needs ``rank_weight``)."""
 
     def __post_init__(self) -> None:
         whole = {
@@ -139,6 +145,12 @@ class RefineSettings:
             raise FormatError(f"refine rank_weight must be a number >= 0, got {self.rank_weight}")
         if self.rank_weight and not self.candidates:
             raise FormatError("refine rank_weight needs candidates (the decisions it ranks)")
+        if not isinstance(self.keep_values, bool):
+            raise FormatError(f"refine keep_values must be true or false, got {self.keep_values!r}")
+        if self.keep_values and not self.rank_weight:
+            raise FormatError(
+                "refine keep_values needs rank_weight (the labels would teach nothing)"
+            )
         if not (math.isfinite(self.learning_rate) and 0 < self.learning_rate <= 1):
             raise FormatError(f"refine learning_rate must be in (0, 1], got {self.learning_rate}")
         if self.eval_games % 2:
@@ -346,7 +358,9 @@ def fit(
     cubeless equities, each centred on its decision's mean, so the fit spends
     its capacity on the differences between the plays the network must choose
     from rather than on their common level. Decisions, not rows, are then held
-    out, and the validation loss includes the ranking error."""
+    out, and the validation loss includes the ranking error. With
+    ``settings.keep_values`` the squared error is against the network's own
+    outputs before the fit (its values are kept; the targets only rank)."""
     import torch
 
     seed = settings.seed if settings.fit_seed is None else settings.fit_seed
@@ -357,6 +371,13 @@ def fit(
         )
     )
     labels = torch.from_numpy(np.asarray(targets, dtype=np.float32))
+    values = labels
+    if settings.keep_values:
+        network.eval()
+        with torch.inference_mode():
+            values = torch.cat(
+                [network(inputs[i : i + 16384]) for i in range(0, len(inputs), 16384)]
+            )
     ranked = settings.rank_weight > 0
     if ranked:
         if groups is None:
@@ -375,13 +396,12 @@ def fit(
         """The loss over ``(G, K)`` rows of decisions (-1 empty)."""
         if not ranked:
             rows = unit_rows.reshape(-1)
-            return ((network(inputs[rows]) - labels[rows]) ** 2).mean()
+            return ((network(inputs[rows]) - values[rows]) ** 2).mean()
         present = (unit_rows >= 0).float()
         rows = unit_rows.clamp(min=0)
         output = network(inputs[rows.reshape(-1)]).reshape(*rows.shape, -1)
-        target = labels[rows]
-        squared = (((output - target) ** 2).mean(dim=-1) * present).sum() / present.sum()
-        error = equity(output) - equity(target)
+        squared = (((output - values[rows]) ** 2).mean(dim=-1) * present).sum() / present.sum()
+        error = equity(output) - equity(labels[rows])
         centre = (error * present).sum(dim=1, keepdim=True) / present.sum(dim=1, keepdim=True)
         ranking = (((error - centre) ** 2) * present).sum() / present.sum()
         return squared + settings.rank_weight * ranking
@@ -591,6 +611,7 @@ def cmd_refine(args: argparse.Namespace) -> int:
         preset=args.preset,
         fit_seed=args.fit_seed,
         rank_weight=args.rank_weight,
+        keep_values=args.keep_values,
     )
     if not Path(args.model).is_file():
         raise FormatError(f"--model {args.model}: no such file")
@@ -651,6 +672,12 @@ def register(commands, bench_targets: dict) -> None:
         default=defaults.rank_weight,
         help="with --candidates: add this weight times the error in the equity differences "
         "between each decision's plays to the fit's loss (0: values only)",
+    )
+    ref.add_argument(
+        "--keep-values",
+        action="store_true",
+        help="with --rank-weight: fit the values to the starting network's own outputs, so "
+        "only the ranking of each decision's plays is learnt from the labels",
     )
     ref.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     ref.add_argument("--batch-size", type=int, default=defaults.batch_size)
