@@ -12,6 +12,7 @@ from tdgammon.engine.evaluation.search import (
     PipCountEvaluator,
     Search,
     probabilities_dict,
+    rank_per_parent,
     top_per_parent,
 )
 from tdgammon.engine.flow.random_play import random_game_positions
@@ -71,6 +72,14 @@ def test_top_per_parent_keeps_best_within_threshold():
     assert kept.tolist() == [False, True, True, False, True, True, True]
     kept = top_per_parent(scores, parents, keep=1)
     assert kept.tolist() == [False, True, False, False, True, True, False]  # tie: first row
+
+
+def test_rank_per_parent_orders_each_parents_rows_best_first():
+    scores = np.array([0.1, 0.5, 0.45, 0.3, -1.0, 0.2, 0.2])
+    parents = np.array([2, 0, 2, 0, 1, 2, 2])
+    order, rank = rank_per_parent(scores, parents)
+    assert order.tolist() == [1, 3, 4, 2, 5, 6, 0]  # parent 0, 1, 2; tie 5/6: earlier row first
+    assert rank.tolist() == [0, 1, 0, 0, 1, 2, 3]
 
 
 # ------------------------------------------------------------------ 0-ply

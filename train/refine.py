@@ -206,6 +206,7 @@ def candidate_positions(
     where a play leaves no judged position (or the sample ended inside the
     decision). Every board is in at least one group."""
     from tdgammon.engine.evaluation.bearoff import is_bearoff_position
+    from tdgammon.engine.evaluation.search import rank_per_parent
     from tdgammon.engine.movegen.vectorized import generate_moves
     from tdgammon.engine.rules.board import flip, has_contact
     from tdgammon.engine.rules.dice import roll_dice
@@ -220,10 +221,9 @@ def candidate_positions(
         )
         moves = generate_moves(decisions, roll_dice(rng, len(decisions)))
         scores = variant_equity(evaluator.play_probabilities(moves), evaluator.variant)
-        rows = np.lexsort((-scores, moves.parents))  # by decision, best play first
+        rows, rank = rank_per_parent(scores, moves.parents)  # by decision, best play first
+        rows, rank = rows[rank < keep], rank[rank < keep]
         parents = moves.parents[rows]
-        rank = np.arange(len(rows)) - np.searchsorted(parents, parents)
-        rows, parents, rank = rows[rank < keep], parents[rank < keep], rank[rank < keep]
         boards = flip(moves.boards[rows])
         judged = ~is_game_over(boards) & ~is_bearoff_position(boards)
         if contact_only:

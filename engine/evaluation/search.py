@@ -118,6 +118,7 @@ __all__ = [
     "Search",
     "check_plies",
     "probabilities_dict",
+    "rank_per_parent",
     "top_per_parent",
 ]
 
@@ -395,6 +396,21 @@ class Search:
 # ------------------------------------------------------------------- helpers
 
 
+def rank_per_parent(scores: np.ndarray, parents: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, rank)``, each ``(M,)`` int: ``order`` lists the rows by parent, best
+    score first within a parent (ties keep the earlier row), and ``rank[i]`` is
+    the place of row ``order[i]`` among its parent's rows (0: the best).
+
+    scores: ``(M,)`` float; parents: ``(M,)`` ints."""
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.lexsort((np.arange(len(scores)), -scores, parents))
+    p = np.asarray(parents)[order]
+    start = np.ones(len(p), dtype=bool)
+    start[1:] = p[1:] != p[:-1]
+    first = np.maximum.accumulate(np.where(start, np.arange(len(p)), 0))
+    return order, np.arange(len(p)) - first
+
+
 def top_per_parent(
     scores: np.ndarray, parents: np.ndarray, keep: int, threshold: float = np.inf
 ) -> np.ndarray:
@@ -405,14 +421,10 @@ def top_per_parent(
     keeps at least its best row.
     """
     scores = np.asarray(scores, dtype=np.float64)
-    order = np.lexsort((np.arange(len(scores)), -scores, parents))
-    p = parents[order]
+    order, rank = rank_per_parent(scores, parents)
     s = scores[order]
-    start = np.ones(len(p), dtype=bool)
-    start[1:] = p[1:] != p[:-1]
-    first = np.maximum.accumulate(np.where(start, np.arange(len(p)), 0))
-    rank = np.arange(len(p)) - first
-    kept = (rank < keep) & np.isfinite(s) & (s >= s[first] - threshold)
+    best = s[np.arange(len(s)) - rank]  # each row's parent's best score
+    kept = (rank < keep) & np.isfinite(s) & (s >= best - threshold)
     out = np.zeros(len(scores), dtype=bool)
     out[order[kept]] = True
     return out
