@@ -101,6 +101,24 @@ def test_command_reports_gain_and_classes(tiny_file, capsys):
     assert sum(c["decisions"] for c in summary["classes"].values()) == summary["decisions"]
 
 
+def test_both_players_may_search(tiny_file, capsys):
+    """--opponent-plies: player B searches too; the same network at the same depth on
+    both sides chooses the same plays, and a depth for a player without a network
+    is refused in one line."""
+    argv = ["bench", "choices", "--model", str(tiny_file), "--opponent", str(tiny_file)]
+    judge = ("--judge", f"{tiny_file}:0", "--sample", "40", "--json")
+    code, out, err = run(capsys, *argv, "--plies", "1", "--opponent-plies", "1", *judge)
+    assert code == 0, err
+    summary = json.loads(out)
+    assert summary["opponent"] == "tiny-1ply" and summary["decisions"] > 0
+    assert summary["gain"] == 0 and summary["differ"] == 0
+    code, out, err = run(capsys, *argv, "--opponent-plies", "1", *judge)
+    assert code == 0, err
+    assert json.loads(out)["differ"] > 0  # 0-ply against 1-ply: some plays change
+    code, _, err = run(capsys, *argv[:4], "--opponent", "pubeval", "--opponent-plies", "1", *judge)
+    assert code == 2 and "--opponent-plies is for a network" in err and err.count("\n") == 1
+
+
 def test_gnubg_judge_without_the_bindings_is_one_line(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "gnubg", None)  # import gnubg -> ImportError
     code, _, err = run(capsys, "bench", "choices", "--sample", "10", "--judge", "gnubg:2")

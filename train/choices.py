@@ -23,7 +23,9 @@ side), which a duel reaches only after some 60,000 games.
   are left out, as in GNU Backgammon's error rates.
 - **Players**: ``tdgammon.engine.players.factory.make_agent`` specs, player A
   at ``plies`` (0: its network at 0-ply; N: N-ply search with move filters),
-  player B as it plays by default.
+  player B at ``opponent_plies`` the same way when it is a network (GNU
+  Backgammon's depth is part of its name, ``gnubg:PLIES``), so two searching
+  players can be compared on the same decisions.
 - **Judge**: ``gnubg[:PLIES]`` (GNU Backgammon through its optional bindings,
   ``tdgammon.engine.players.gnubg_agent``; a benchmark only, never a training
   signal) or a network spec with ``:PLIES`` (``network:2``, ``FILE:1``), our
@@ -120,9 +122,11 @@ def compare_choices(
     seed: int = 1,
     plies: int = 0,
     threads: int = 1,
+    opponent_plies: int = 0,
 ) -> tuple[dict, str]:
-    """Player ``model`` (at ``plies``) against player ``opponent`` on the same
-    decisions, judged by ``judge`` (module docstring). Returns (summary, text)."""
+    """Player ``model`` (at ``plies``) against player ``opponent`` (at
+    ``opponent_plies``) on the same decisions, judged by ``judge`` (module
+    docstring). Returns (summary, text)."""
     import torch
 
     from tdgammon.engine.cube.benchmark import phase
@@ -132,7 +136,12 @@ def compare_choices(
         raise FormatError(f"--sample (decisions) must be a whole number >= 1, got {decisions}")
     torch.set_num_threads(threads)
     player_a = make_agent(model or "network", plies=plies, seed=0)
-    player_b = make_agent(opponent, seed=0)
+    player_b = make_agent(opponent, plies=opponent_plies, seed=0)
+    if opponent_plies and not hasattr(player_b, "evaluator"):
+        raise FormatError(
+            f"--opponent-plies is for a network opponent, not {opponent!r} "
+            "(GNU Backgammon's depth goes in its name: gnubg:PLIES)"
+        )
     referee = Judge(judge)
     boards, dice = decision_sample(decisions, seed, getattr(player_b, "evaluator", None))
     gain, differ, unforced = judged_gains(player_a, player_b, referee, boards, dice)

@@ -76,6 +76,12 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
         help="strength, choices: the model's search depth 0-3 (default 0: each play valued by the "
         "network at 0-ply; 1+: n-ply search with move filters, tdgammon.engine.evaluation.search)",
     )
+    group.add_argument(
+        "--opponent-plies",
+        type=int,
+        default=0,
+        help="choices: the search depth 0-3 of a network --opponent (default 0)",
+    )
     group.add_argument("--games", type=int, default=1000, help="strength: games (even)")
     group.add_argument(
         "--seed", type=int, default=1, help="strength: dice seed; choices: positions and rolls"
@@ -134,6 +140,7 @@ def cmd_bench_choices(args: argparse.Namespace) -> int:
         args.seed,
         args.plies,
         args.threads,
+        args.opponent_plies,
     )
     print(json.dumps(summary) if args.json else text)
     return 0
