@@ -327,6 +327,7 @@ def test_a_phase_set_is_refined_as_it_plays(tmp_path, capsys):
         ({"rank_weight": 1.0}, "needs candidates"),
         ({"candidates": 2, "keep_values": True}, "keep_values needs rank_weight"),
         ({"candidates": 2, "rank_weight": 1.0, "keep_values": "yes"}, "keep_values"),
+        ({"labelled_only": 1}, "labelled_only"),
     ],
 )
 def test_bad_settings_name_the_field(change, message):
@@ -339,3 +340,58 @@ def test_bad_settings_name_the_field(change, message):
 def test_missing_model_is_one_line(tmp_path, capsys):
     code, _, err = run(capsys, "refine", "--model", str(tmp_path / "nope.pt"), "--out", "x")
     assert code == 2 and "no such file" in err and err.count("\n") == 1
+
+
+def test_labelled_only_fits_the_chunks_written_so_far(tiny_model, tmp_path, capsys, monkeypatch):
+    """--labelled-only labels nothing and fits the positions whose chunks exist,
+    with each decision renumbered to them; without it the run resumes."""
+    import tdgammon.train.refine as refine_module
+
+    monkeypatch.setattr(refine_module, "CHUNK_POSITIONS", 20)
+    out = tmp_path / "part"
+    argv = ["refine", "--model", str(tiny_model), "--out", str(out), "--positions", "60"]
+    argv += ["--candidates", "2", "--rank-weight", "1", "--epochs", "1"]
+    code, _, err = run(capsys, *argv)
+    assert code == 0, err
+    saved = np.load(out / "positions.npz")
+    boards, groups = saved["boards"], saved["groups"]
+    (out / "labels" / "chunk-00001.npy").unlink()
+    code, stdout, err = run(capsys, *argv, "--labelled-only")
+    assert code == 0, err
+    assert json.loads(stdout.splitlines()[-1])["positions"] == 40
+    assert "40 of 60 positions labelled so far" in stdout
+    assert not (out / "labels" / "chunk-00001.npy").exists()
+    rows, labels = refine_module.labelled_so_far(out / "labels", 60)
+    np.testing.assert_array_equal(rows, np.r_[0:20, 40:60])
+    assert labels.shape == (40, 5)
+    kept_boards, kept = refine_module.restrict(boards, groups, rows)
+    np.testing.assert_array_equal(kept_boards, boards[rows])
+    # every kept decision is the original one with the dropped plays emptied
+    expected = [
+        [-1 if r < 0 or 20 <= r < 40 else (r if r < 20 else r - 20) for r in decision]
+        for decision in groups.tolist()
+    ]
+    expected = [d for d in expected if max(d) >= 0]
+    assert kept.tolist() == expected
+    # the same command without it labels the missing chunk again
+    code, stdout, err = run(capsys, *argv)
+    assert code == 0, err
+    assert json.loads(stdout.splitlines()[-1])["positions"] == 60
+    assert (out / "labels" / "chunk-00001.npy").exists()
+
+
+def test_labelled_only_without_labels_or_with_a_short_chunk_is_one_line(
+    tiny_model, tmp_path, capsys, monkeypatch
+):
+    import tdgammon.train.refine as refine_module
+
+    monkeypatch.setattr(refine_module, "CHUNK_POSITIONS", 20)
+    out = tmp_path / "none"
+    argv = ["refine", "--model", str(tiny_model), "--out", str(out), "--positions", "40"]
+    code, _, err = run(capsys, *argv, "--labelled-only", "--epochs", "1")
+    assert code == 2 and "no labels written yet" in err and err.count("\n") == 1
+    assert (out / "positions.npz").exists()  # the positions stay for the labelling run
+    (out / "labels").mkdir()
+    np.save(out / "labels" / "chunk-00000.npy", np.zeros((7, 5), dtype=np.float32))
+    code, _, err = run(capsys, *argv, "--labelled-only", "--epochs", "1")
+    assert code == 2 and "7 labels for 20 positions" in err and err.count("\n") == 1

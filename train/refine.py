@@ -27,7 +27,9 @@ or rollouts (docs/strength_notes.md 6, "6.2", and 7, item 1). One generation:
    with the network's value there), in chunks of ``CHUNK_POSITIONS`` written one file each
    (``labels/chunk-NNNNN.npy``, ``(n, 5) float32``, the player on roll's
    view), so a stopped run resumes where it was; on Ray workers with
-   ``--workers N``.
+   ``--workers N``. ``labelled_only``: label nothing, fit the positions
+   whose chunks are written so far (a long run checked part way; the same
+   command without it resumes the labelling and fits everything).
 3. **Fit**: the starting weights trained by Adam on the mean squared error of
    the five probabilities, a held-out share for validation; the epoch with
    the lowest validation loss is kept (``history.jsonl``, one line per epoch).
@@ -100,6 +102,9 @@ class RefineSettings:
     keep_values: bool = False
     """Fit the values to the starting network's own outputs, the ranking to the
     labels (``fit``; needs ``rank_weight``)."""
+    labelled_only: bool = False
+    """Fit on the positions whose label chunks are already written, without
+    labelling the rest (``labelled_so_far``); the folder stays resumable."""
 
     def __post_init__(self) -> None:
         whole = {
@@ -147,6 +152,10 @@ class RefineSettings:
             raise FormatError("refine rank_weight needs candidates (the decisions it ranks)")
         if not isinstance(self.keep_values, bool):
             raise FormatError(f"refine keep_values must be true or false, got {self.keep_values!r}")
+        if not isinstance(self.labelled_only, bool):
+            raise FormatError(
+                f"refine labelled_only must be true or false, got {self.labelled_only!r}"
+            )
         if self.keep_values and not self.rank_weight:
             raise FormatError(
                 "refine keep_values needs rank_weight (the labels would teach nothing)"
@@ -328,6 +337,41 @@ def label_positions(search, boards, options: dict, folder: Path, workers=None, e
             for i, values in zip(todo, results, strict=True):
                 save(i, values)
     return np.concatenate([_load_chunk(_chunk_path(folder, i)) for i in range(len(chunks))])
+
+
+def labelled_so_far(folder: Path, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The labels written so far for ``count`` positions (``label_positions``'
+    chunks in ``folder``, whichever exist): ``(rows (n,) int64, labels (n, 5)
+    float32)``, rows in increasing order. Refused when none is written."""
+    from tdgammon.engine.evaluation.distributed import split_trials
+
+    rows, labels = [], []
+    for index, chunk in enumerate(split_trials(0, count, CHUNK_POSITIONS)):
+        path = _chunk_path(folder, index)
+        if not path.exists():
+            continue
+        values = _load_chunk(path)
+        if len(values) != len(chunk):
+            raise TdgammonError(
+                f"{path}: {len(values)} labels for {len(chunk)} positions; delete it to redo it"
+            )
+        rows.append(np.arange(chunk.start, chunk.stop))
+        labels.append(values)
+    if not rows:
+        raise TdgammonError(f"{folder}: no labels written yet; run without --labelled-only")
+    return np.concatenate(rows), np.concatenate(labels)
+
+
+def restrict(boards: np.ndarray, groups, rows: np.ndarray):
+    """``boards[rows]`` and ``groups`` (``candidate_positions``' decisions, or None)
+    renumbered to those rows: plays outside them become -1, decisions left with
+    none are dropped."""
+    if groups is None:
+        return boards[rows], None
+    renumber = np.full(len(boards), -1, dtype=np.int64)
+    renumber[rows] = np.arange(len(rows))
+    kept = np.where(groups >= 0, renumber[np.maximum(groups, 0)], -1).astype(np.int32)
+    return boards[rows], kept[(kept >= 0).any(axis=1)]
 
 
 def _load_chunk(path: Path) -> np.ndarray:
@@ -518,7 +562,12 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
         "seed": settings.seed,
         "rollout_truncate": settings.rollout_truncate,
     }
-    targets = label_positions(Search(evaluator), boards, options, out / "labels", workers, echo)
+    if settings.labelled_only:
+        rows, targets = labelled_so_far(out / "labels", len(boards))
+        echo(f"labels: fitting the {len(rows)} of {len(boards)} positions labelled so far")
+        boards, groups = restrict(boards, groups, rows)
+    else:
+        targets = label_positions(Search(evaluator), boards, options, out / "labels", workers, echo)
     history = fit(network, ENCODINGS[preset.encoding], boards, targets, settings, groups, echo)
     (out / "history.jsonl").write_text("".join(json.dumps(row) + "\n" for row in history))
     report = {
@@ -612,6 +661,7 @@ def cmd_refine(args: argparse.Namespace) -> int:
         fit_seed=args.fit_seed,
         rank_weight=args.rank_weight,
         keep_values=args.keep_values,
+        labelled_only=args.labelled_only,
     )
     if not Path(args.model).is_file():
         raise FormatError(f"--model {args.model}: no such file")
@@ -678,6 +728,12 @@ def register(commands, bench_targets: dict) -> None:
         action="store_true",
         help="with --rank-weight: fit the values to the starting network's own outputs, so "
         "only the ranking of each decision's plays is learnt from the labels",
+    )
+    ref.add_argument(
+        "--labelled-only",
+        action="store_true",
+        help="fit on the positions whose labels are already written (a long label run "
+        "stopped part way) without labelling the rest; run again without it to resume",
     )
     ref.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
     ref.add_argument("--batch-size", type=int, default=defaults.batch_size)
