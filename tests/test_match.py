@@ -23,6 +23,7 @@ from tdgammon.engine.flow.game_records import (
     TO_ROLL,
 )
 from tdgammon.engine.flow.match import Match, MatchSettings
+from tdgammon.engine.flow.matfile import format_mat, read_mat
 from tdgammon.engine.players.agents import PubevalAgent, RandomAgent
 from tdgammon.engine.players.cube_actions import play_game, play_match
 from tdgammon.engine.rules.errors import IllegalMoveError, RuleError, TdgammonError
@@ -110,6 +111,19 @@ def test_no_crawford_rule_when_switched_off():
     win_game(match, 0, double=True)
     match.next_game()
     assert not match.game.settings.crawford
+
+
+def test_no_crawford_game_when_the_cube_is_limited_to_1():
+    """A cube that can never be turned is no cube: no Crawford game, as the .mat
+    record (CubeLimit 1) reads back (found by tests/test_fuzz_play.py)."""
+    match = Match(MatchSettings(length=2, max_cube=1), names=("ann", "bob"))
+    win_game(match, 1)  # 0-1: bob reaches N-1
+    match.next_game()
+    assert not match.game.settings.crawford
+    match.game.opening_roll((3, 1))
+    match.game.play([(8, 5), (6, 5)])
+    loaded = read_mat(format_mat(match)).match
+    assert [g.settings.crawford for g in loaded.games] == [False, False]
 
 
 def test_money_options_are_refused_in_a_match():

@@ -151,7 +151,9 @@ class Match:
     def crawford_next(self) -> bool:
         """The next game would be the Crawford game (docs/rules.md 6)."""
         s = self.settings
-        if self.is_money or not s.crawford or not s.cube or not s.rules.cube:
+        # a cube limited to 1 can never be turned: no cube, so no Crawford game
+        # (the .mat record writes CubeLimit 1 for both, and reads back no cube)
+        if self.is_money or not s.crawford or not s.cube or not s.rules.cube or s.max_cube < 2:
             return False
         if any(g.settings.crawford for g in self.games):
             return False
