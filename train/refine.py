@@ -336,7 +336,7 @@ def label_positions(search, boards, options: dict, folder: Path, workers=None, e
             )
             for i, values in zip(todo, results, strict=True):
                 save(i, values)
-    return np.concatenate([_load_chunk(_chunk_path(folder, i)) for i in range(len(chunks))])
+    return labelled_so_far(folder, len(boards))[1]
 
 
 def labelled_so_far(folder: Path, count: int) -> tuple[np.ndarray, np.ndarray]:
