@@ -433,22 +433,22 @@ def is_bearoff_position(boards: np.ndarray, max_checkers: int = CHECKERS_PER_SID
     (its points 6..1) and off; nobody on the bar or in hand; at most
     ``max_checkers`` on the board per side. Such positions have no contact.
     """
-    b = np.asarray(boards).astype(np.int64)
-    mover_out = np.clip(b[..., OUTSIDE_HOME], 0, None).sum(axis=-1) + np.clip(
-        b[..., MOVER_HAND], 0, None
+    b = np.asarray(boards)
+    # boolean tests on the int8 board (no int64 copy): this runs on every leaf of a search
+    anywhere_else = (
+        (b[..., OUTSIDE_HOME] > 0).any(axis=-1)
+        | (b[..., MOVER_BAR] != 0)
+        | (b[..., MOVER_HAND] > 0)
+        | (b[..., OPPONENT_OUTSIDE_HOME] < 0).any(axis=-1)
+        | (b[..., OPPONENT_BAR] < 0)
+        | (b[..., OPPONENT_HAND] < 0)
     )
-    opponent_out = np.clip(-b[..., OPPONENT_OUTSIDE_HOME], 0, None).sum(axis=-1) + np.clip(
-        -b[..., [OPPONENT_BAR, OPPONENT_HAND]], 0, None
-    ).sum(axis=-1)
-    mover_home = np.clip(b[..., HOME_BOARD], 0, None).sum(axis=-1)
-    opponent_home = np.clip(-b[..., _OPPONENT_HOME], 0, None).sum(axis=-1)
-    return (
-        (mover_out == 0)
-        & (opponent_out == 0)
-        & (b[..., MOVER_BAR] == 0)
-        & (mover_home <= max_checkers)
-        & (opponent_home <= max_checkers)
-    )
+    pure = ~anywhere_else
+    if max_checkers < CHECKERS_PER_SIDE:
+        mover_home = np.where(b[..., HOME_BOARD] > 0, b[..., HOME_BOARD], 0).sum(axis=-1)
+        opponent_home = np.where(b[..., _OPPONENT_HOME] < 0, -b[..., _OPPONENT_HOME], 0)
+        pure &= (mover_home <= max_checkers) & (opponent_home.sum(axis=-1) <= max_checkers)
+    return pure
 
 
 def home_counts_of(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -215,12 +215,17 @@ def has_contact(boards: np.ndarray) -> np.ndarray:
     (no contact) otherwise.
     """
     b = np.asarray(boards)
-    points = np.arange(BOARD_SIZE)
-    mover_here = b[..., POINTS_AND_BAR] > 0
-    mover_back = np.where(mover_here, points[POINTS_AND_BAR], 0).max(axis=-1)
+    # argmax over booleans finds the first True (the rearmost checker) without
+    # int64 temporaries: this runs on every leaf of a search
+    mover_here = b[..., MOVER_BAR : FIRST_POINT - 1 : -1] > 0  # bar, 24, ..., 1
+    mover_back = np.where(
+        mover_here.any(axis=-1), MOVER_BAR - np.argmax(mover_here, axis=-1), 0
+    )
     mover_back = np.where(b[..., MOVER_HAND] > 0, 25, mover_back)
-    opponent_here = b[..., POINTS] < 0
-    opponent_back = np.where(opponent_here, points[POINTS], 25).min(axis=-1)
+    opponent_here = b[..., POINTS] < 0  # 1, ..., 24
+    opponent_back = np.where(
+        opponent_here.any(axis=-1), FIRST_POINT + np.argmax(opponent_here, axis=-1), 25
+    )
     opponent_back = np.where(
         (b[..., OPPONENT_BAR] < 0) | (b[..., OPPONENT_HAND] < 0), 0, opponent_back
     )
