@@ -218,9 +218,7 @@ def has_contact(boards: np.ndarray) -> np.ndarray:
     # argmax over booleans finds the first True (the rearmost checker) without
     # int64 temporaries: this runs on every leaf of a search
     mover_here = b[..., MOVER_BAR : FIRST_POINT - 1 : -1] > 0  # bar, 24, ..., 1
-    mover_back = np.where(
-        mover_here.any(axis=-1), MOVER_BAR - np.argmax(mover_here, axis=-1), 0
-    )
+    mover_back = np.where(mover_here.any(axis=-1), MOVER_BAR - np.argmax(mover_here, axis=-1), 0)
     mover_back = np.where(b[..., MOVER_HAND] > 0, 25, mover_back)
     opponent_here = b[..., POINTS] < 0  # 1, ..., 24
     opponent_back = np.where(
