@@ -431,7 +431,9 @@ def is_bearoff_position(boards: np.ndarray, max_checkers: int = CHECKERS_PER_SID
     boards: ``(B, 30)`` or ``(30,)`` signed ints, mover's view. Mover checkers
     only on indices 1..6 (and off), opponent checkers only on indices 19..24
     (its points 6..1) and off; nobody on the bar or in hand; at most
-    ``max_checkers`` on the board per side. Such positions have no contact.
+    ``max_checkers`` on the board per side (counted only when it is below
+    ``CHECKERS_PER_SIDE``: a valid board never holds more). Such positions have
+    no contact.
     """
     b = np.asarray(boards)
     # boolean tests on the int8 board (no int64 copy): this runs on every leaf of a search
