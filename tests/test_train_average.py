@@ -59,3 +59,48 @@ def test_cli_writes_a_loadable_model_and_refuses_bad_arguments(tmp_path, capsys)
     (tmp_path / "junk.pt").write_bytes(b"not a model")
     assert main(["average", str(a), str(tmp_path / "junk.pt"), "--out", str(out)]) == 2
     assert "junk.pt" in capsys.readouterr().err
+
+
+def test_a_shared_race_evaluator_is_kept_and_copied_beside_the_average(tmp_path, capsys):
+    """Snapshots of one phase set name the same race file: the average keeps it."""
+    for folder in ("one", "two", "out"):
+        (tmp_path / folder).mkdir()
+    for folder in ("one", "two"):
+        (tmp_path / folder / "race.pt").write_bytes(b"the race evaluator")
+    a = _model(tmp_path / "one" / "a.pt", seed=1, card={"games": 1, "race_model": "race.pt"})
+    b = _model(tmp_path / "two" / "b.pt", seed=2, card={"games": 2, "race_model": "race.pt"})
+    assert average_models([a, b])[2]["race_model"] == "race.pt"
+    out = tmp_path / "out" / "avg.pt"
+    assert main(["average", str(a), str(b), "--out", str(out)]) == 0
+    assert '"race_model": "race.pt"' in capsys.readouterr().out
+    assert load_model(out)[2]["race_model"] == "race.pt"
+    assert (tmp_path / "out" / "race.pt").read_bytes() == b"the race evaluator"
+
+
+def test_different_race_evaluators_are_dropped_with_a_note(tmp_path, capsys):
+    (tmp_path / "race_a.pt").write_bytes(b"one race evaluator")
+    (tmp_path / "race_b.pt").write_bytes(b"another race evaluator")
+    a = _model(tmp_path / "a.pt", seed=1, card={"race_model": "race_a.pt"})
+    b = _model(tmp_path / "b.pt", seed=2, card={"race_model": "race_b.pt"})
+    out = tmp_path / "avg.pt"
+    assert main(["average", str(a), str(b), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "do not share one race evaluator" in captured.err
+    assert '"race_model": null' in captured.out
+    card = load_model(out)[2]
+    assert "race_model" not in card
+    assert [s["race_model"] for s in card["averaged_from"]] == ["race_a.pt", "race_b.pt"]
+
+
+def test_another_race_file_at_the_output_is_never_overwritten(tmp_path, capsys):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "src" / "race.pt").write_bytes(b"the race evaluator")
+    (tmp_path / "out" / "race.pt").write_bytes(b"a user's other race evaluator")
+    a = _model(tmp_path / "src" / "a.pt", seed=1, card={"race_model": "race.pt"})
+    b = _model(tmp_path / "src" / "b.pt", seed=2, card={"race_model": "race.pt"})
+    out = tmp_path / "out" / "avg.pt"
+    assert main(["average", str(a), str(b), "--out", str(out)]) == 2
+    assert "is another race evaluator" in capsys.readouterr().err
+    assert not out.exists()
+    assert (tmp_path / "out" / "race.pt").read_bytes() == b"a user's other race evaluator"

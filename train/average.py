@@ -12,8 +12,12 @@ or a network and its continuation.
 ``average_models(paths)``: the element-wise mean (optionally weighted) of the
 weights of model files or training checkpoints of one preset and encoding;
 the result is written as a model file whose card names its sources and
-keeps the first one's card otherwise (``race_model`` dropped: a race file
-is named again by whoever ships the result).
+keeps the first one's card otherwise. A phase set's race evaluator (the
+``race_model`` file its card names, beside it) is not averaged: when every
+file names one and those files hold the same bytes (the snapshots of one
+set), the result keeps it and ``tdgammon average`` copies it beside the
+output; otherwise the result has none (``race_model`` dropped, and the
+command says so), so races go to the averaged net itself.
 """
 
 from __future__ import annotations
@@ -61,16 +65,39 @@ def average_models(paths: list[Path], weights: list[float] | None = None):
     network.load_state_dict(mean)
     network.eval()
     card = dict(card)
-    card.pop("race_model", None)
+    if shared_race_file(paths, [c for _, _, c in loaded]) is None:
+        card.pop("race_model", None)
     card["averaged_from"] = [
-        {"file": Path(path).as_posix(), "weight": w, "games": c.get("games")}
+        {
+            "file": Path(path).as_posix(),
+            "weight": w,
+            "games": c.get("games"),
+            "race_model": c.get("race_model"),
+        }
         for path, w, (_, _, c) in zip(paths, weights, loaded, strict=True)
     ]
     return preset, network, card
 
 
+def shared_race_file(paths: list[Path], cards: list[dict]) -> Path | None:
+    """The race evaluator file (first path's folder) that every card names as
+    ``race_model``, when the named files all exist and hold the same bytes;
+    None otherwise."""
+    names = [card.get("race_model") for card in cards]
+    if any(not name for name in names):
+        return None
+    files = [Path(path).parent / name for path, name in zip(paths, names, strict=True)]
+    if not all(file.is_file() for file in files):
+        return None
+    first = files[0].read_bytes()
+    return files[0] if all(file.read_bytes() == first for file in files[1:]) else None
+
+
 def cmd_average(args: argparse.Namespace) -> int:
     """``tdgammon average``."""
+    import sys
+
+    from tdgammon.models.atomic import atomic_write_bytes
     from tdgammon.models.network import save_model
 
     paths = [Path(p) for p in args.models]
@@ -79,8 +106,27 @@ def cmd_average(args: argparse.Namespace) -> int:
             raise FormatError(f"{path}: no such model file or checkpoint")
     out = output_file(args.out, "model.pt")
     preset, network, card = average_models(paths, args.weights)
+    race_name = card.get("race_model")
+    if race_name:
+        race = (paths[0].parent / race_name).read_bytes()
+        beside = out.parent / race_name
+        if beside.exists() and beside.read_bytes() != race:
+            raise FormatError(
+                f"{beside} exists and is another race evaluator than the one the models "
+                "name; write the average to another folder"
+            )
     save_model(out, preset, network, card)
-    print(json.dumps({"out": out.as_posix(), "preset": preset.name, "averaged": len(paths)}))
+    if race_name:
+        if not beside.exists():
+            atomic_write_bytes(beside, race)
+    elif any(source["race_model"] for source in card["averaged_from"]):
+        print(
+            "note: the models do not share one race evaluator (race_model), so the "
+            "average has none: its races go to the averaged network",
+            file=sys.stderr,
+        )
+    summary = {"out": out.as_posix(), "preset": preset.name, "averaged": len(paths)}
+    print(json.dumps(dict(summary, race_model=race_name or None)))
     return 0
 
 
