@@ -107,26 +107,33 @@ def cmd_average(args: argparse.Namespace) -> int:
     out = output_file(args.out, "model.pt")
     preset, network, card = average_models(paths, args.weights)
     race_name = card.get("race_model")
-    if race_name:
+    if race_name:  # written before the model, so the model never names a missing file
         race = (paths[0].parent / race_name).read_bytes()
         beside = out.parent / race_name
-        if beside.exists() and beside.read_bytes() != race:
+        if not beside.exists():
+            atomic_write_bytes(beside, race)
+        elif beside.read_bytes() != race:
             raise FormatError(
                 f"{beside} exists and is another race evaluator than the one the models "
                 "name; write the average to another folder"
             )
-    save_model(out, preset, network, card)
-    if race_name:
-        if not beside.exists():
-            atomic_write_bytes(beside, race)
     elif any(source["race_model"] for source in card["averaged_from"]):
         print(
             "note: the models do not share one race evaluator (race_model), so the "
             "average has none: its races go to the averaged network",
             file=sys.stderr,
         )
-    summary = {"out": out.as_posix(), "preset": preset.name, "averaged": len(paths)}
-    print(json.dumps(dict(summary, race_model=race_name or None)))
+    save_model(out, preset, network, card)
+    print(
+        json.dumps(
+            {
+                "out": out.as_posix(),
+                "preset": preset.name,
+                "averaged": len(paths),
+                "race_model": race_name or None,
+            }
+        )
+    )
     return 0
 
 

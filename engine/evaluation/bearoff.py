@@ -439,7 +439,7 @@ def is_bearoff_position(boards: np.ndarray, max_checkers: int = CHECKERS_PER_SID
     # boolean tests on the int8 board (no int64 copy): this runs on every leaf of a search
     anywhere_else = (
         (b[..., OUTSIDE_HOME] > 0).any(axis=-1)
-        | (b[..., MOVER_BAR] != 0)
+        | (b[..., MOVER_BAR] != 0)  # (inside OUTSIDE_HOME; an opponent's checker there too)
         | (b[..., MOVER_HAND] > 0)
         | (b[..., OPPONENT_OUTSIDE_HOME] < 0).any(axis=-1)
         | (b[..., OPPONENT_BAR] < 0)
