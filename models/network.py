@@ -17,13 +17,17 @@ A model file is a small ``torch.save`` dict (loaded with ``weights_only``):
 "encoding_version", "hidden", "state_dict", "card": {...}}``. Training
 checkpoints embed the same dict under ``"model"``, so ``load_model`` reads
 both. Loading checks what it reads: the hidden sizes against the weights'
-shapes, finite weights, the card's variant, and (files that carry one, like
-training checkpoints) the SHA-256 of the contents under ``CHECKSUM_KEY``.
+shapes, finite weights, the card's variant, and the SHA-256 of the contents
+under ``CHECKSUM_KEY`` (written into every model file and checkpoint; files
+written before model files carried it load without the check).
 """
 
 from __future__ import annotations
 
 import hashlib
+import pickle
+import warnings
+import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -149,9 +153,10 @@ def build_network(preset: Preset, seed: int | None = None) -> TDNetwork:
 
 
 def model_record(preset: Preset, network: TDNetwork, card: dict | None = None) -> dict:
-    """The dict stored in a model file (and under ``"model"`` in a checkpoint)."""
+    """The dict stored in a model file (and under ``"model"`` in a checkpoint), with
+    the checksum of its contents (``CHECKSUM_KEY``), so a damaged file is refused."""
     encoding = ENCODINGS[preset.encoding]
-    return {
+    record = {
         "format": MODEL_FORMAT,
         "format_version": MODEL_FORMAT_VERSION,
         "preset": preset.name,
@@ -164,6 +169,8 @@ def model_record(preset: Preset, network: TDNetwork, card: dict | None = None) -
         "state_dict": {k: v.detach().clone() for k, v in network.state_dict().items()},
         "card": dict(card or {}),
     }
+    record[CHECKSUM_KEY] = payload_sha256(record)
+    return record
 
 
 def read_torch_file(path: str | Path) -> dict:
@@ -171,10 +178,24 @@ def read_torch_file(path: str | Path) -> dict:
 
     A file with a checksum (``CHECKSUM_KEY``) must match it."""
     path = Path(path)
+    if path.is_dir():
+        raise ModelFileError(f"{path}: a folder, not a model or checkpoint file")
     if not path.is_file():
         raise ModelFileError(f"{path}: no such model or checkpoint file")
+    if not zipfile.is_zipfile(path):  # what torch.save writes
+        raise ModelFileError(
+            f"{path}: not a tdgammon model or checkpoint (not a whole torch file: another kind "
+            "of file, or damaged or cut short)"
+        )
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch warns about plain pickles before failing
+            warnings.simplefilter("ignore")
+            data = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:  # weights_only refused what the file holds
+        raise ModelFileError(
+            f"{path}: not a tdgammon model or checkpoint (it holds objects other than "
+            "tensors and plain values, or is not a torch file)"
+        ) from None
     except Exception as error:  # noqa: BLE001 - every reason is reported the same way
         raise ModelFileError(
             f"{path}: not a readable tdgammon model or checkpoint ({type(error).__name__}: "
@@ -312,15 +333,20 @@ def _check_weights(state, shapes: dict, preset: str, where: str) -> None:
 
 def load_model(path: str | Path) -> tuple[Preset, TDNetwork, dict]:
     """Load a model file or a training checkpoint: (preset, network in eval mode, card)."""
-    data = read_torch_file(path)
+    return model_from_data(read_torch_file(path), str(path))
+
+
+def model_from_data(data: dict, where: str) -> tuple[Preset, TDNetwork, dict]:
+    """``load_model`` of a file's contents already read (``read_torch_file``): a model
+    file's dict or a checkpoint's (its ``"model"``). ModelFileError names ``where``."""
     record = data.get("model", data) if data.get("format") != MODEL_FORMAT else data
-    preset, network = network_from_record(record, str(path))
+    preset, network = network_from_record(record, where)
     card = record.get("card", {})
     if not isinstance(card, dict):
-        raise ModelFileError(f"{path}: the model card is not a table")
+        raise ModelFileError(f"{where}: the model card is not a table")
     variant = card.get("variant") or "standard"
     if not isinstance(variant, str) or variant not in VARIANTS:
-        raise ModelFileError(f"{path}: the model card names an unknown variant")
+        raise ModelFileError(f"{where}: the model card names an unknown variant")
     return preset, network, dict(card)
 
 

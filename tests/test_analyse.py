@@ -217,6 +217,24 @@ def test_missing_file_and_bad_options(capsys, tmp_path):
     assert status == 2 and "no folder" in err
 
 
+def test_html_never_overwrites_the_match_or_another_kind_of_file(capsys, tmp_path):
+    """--html replaces an HTML page (an earlier report) only; checked before the analysis."""
+    match = tmp_path / "m.mat"
+    match.write_bytes(MISTAKES.read_bytes())
+    kept = tmp_path / "notes.txt"
+    kept.write_text("my notes")
+    for target, reason in ((match, "is the match file"), (kept, "is not an HTML page")):
+        status, out, err = run(capsys, "analyse", str(match), "--plies", "0", "--html", str(target))
+        assert status == 2 and out == "" and reason in err and err.count("\n") == 1
+    assert match.read_bytes() == MISTAKES.read_bytes() and kept.read_text() == "my notes"
+    status, _, err = run(capsys, "analyse", str(match), "--html", str(tmp_path))
+    assert status == 2 and "is a folder" in err
+    page = tmp_path / "report.html"
+    page.write_text("<!DOCTYPE html>\n<html><body>an older report</body></html>\n")
+    status, _, _ = run(capsys, "analyse", str(match), "--plies", "0", "--html", str(page))
+    assert status == 0 and "an older report" not in page.read_text()
+
+
 def test_analysis_text_of_a_match_in_memory(mistakes):
     """The call ``tdgammon play`` can make after a game: same report, no file."""
     text = analysis_text(mistakes)

@@ -205,7 +205,7 @@ def test_hint_says_why_when_the_model_is_corrupt(monkeypatch, capsys, tmp_path):
     _no_shipped_network(monkeypatch, corrupt)
     status, out, err = run_cli(monkeypatch, capsys, HINT_ARGV, "hint\nquit\n")
     assert status == 0 and err == ""
-    assert "no network hint: " in out and "corrupt.pt: not a readable tdgammon model" in out
+    assert "no network hint: " in out and "corrupt.pt: not a tdgammon model or checkpoint" in out
 
 
 def test_a_bug_in_hint_is_an_internal_error_not_pubeval(monkeypatch, capsys, tmp_path):

@@ -19,11 +19,13 @@ from tdgammon.engine.rules.outputs import (
 )
 from tdgammon.models.encoding import ENCODINGS
 from tdgammon.models.network import (
+    CHECKSUM_KEY,
     PRESETS,
     ModelFileError,
     build_network,
     load_model,
     model_record,
+    payload_sha256,
     save_model,
 )
 
@@ -112,12 +114,14 @@ def test_bad_model_files_name_the_file(tmp_path):
         load_model(truncated)
     record = model_record(PRESETS["tiny"], build_network(PRESETS["tiny"]))
     record["encoding_version"] = 99
+    record[CHECKSUM_KEY] = payload_sha256(record)  # damaged by its writer, not on disk
     old = tmp_path / "old.pt"
     torch.save(record, old)
     with pytest.raises(ModelFileError, match="old.pt.*version"):
         load_model(old)
     record = model_record(PRESETS["tiny"], build_network(PRESETS["tiny"]))
     record["hidden"] = [9]
+    record[CHECKSUM_KEY] = payload_sha256(record)
     wrong = tmp_path / "wrong.pt"
     torch.save(record, wrong)
     with pytest.raises(ModelFileError, match="wrong.pt.*do not fit"):
@@ -125,9 +129,11 @@ def test_bad_model_files_name_the_file(tmp_path):
 
 
 def _saved_record(tmp_path, name: str, change) -> str:
-    """A tiny model record changed by ``change(record)``, saved as ``name``."""
+    """A tiny model record changed by ``change(record)``, saved as ``name`` with the
+    checksum of the changed contents (as a faulty writer would save it)."""
     record = model_record(PRESETS["tiny"], build_network(PRESETS["tiny"], seed=1))
     change(record)
+    record[CHECKSUM_KEY] = payload_sha256(record)
     path = tmp_path / name
     torch.save(record, path)
     return str(path)
@@ -193,10 +199,8 @@ def test_a_card_that_is_not_a_table_or_names_no_known_variant_is_refused(tmp_pat
 
 
 def test_a_checksum_is_verified_and_independent_of_the_file_layout(tmp_path):
-    from tdgammon.models.network import CHECKSUM_KEY, payload_sha256
-
     record = model_record(PRESETS["tiny"], build_network(PRESETS["tiny"], seed=1))
-    record[CHECKSUM_KEY] = payload_sha256(record)
+    assert record[CHECKSUM_KEY] == payload_sha256(record)  # every model file carries one
     path = tmp_path / "summed.pt"
     torch.save(record, path)
     assert load_model(path)[0].name == "tiny"  # the sum of the loaded copy is the same
@@ -207,6 +211,25 @@ def test_a_checksum_is_verified_and_independent_of_the_file_layout(tmp_path):
     torch.save({"format": "x", "odd": torch.zeros(3, 3).to_sparse(), CHECKSUM_KEY: "0"}, path)
     with pytest.raises(ModelFileError, match="summed.pt: checksum mismatch"):
         load_model(path)
+    del record[CHECKSUM_KEY]  # a file written before model files carried a checksum
+    torch.save(record, path)
+    assert load_model(path)[0].name == "tiny"
+
+
+def test_a_saved_model_file_with_damaged_bytes_is_refused(tmp_path, capsys):
+    """Bytes changed inside a weight tensor (torch does not check its zip's CRCs)."""
+    from tdgammon.engine.interfaces.cli import main
+
+    path = tmp_path / "damaged.pt"
+    save_model(path, PRESETS["tiny"], build_network(PRESETS["tiny"], seed=1))
+    data = bytearray(path.read_bytes())
+    weights = load_model(path)[1].state_dict()["body.0.weight"].numpy().tobytes()
+    at = bytes(data).index(weights[:64])
+    data[at + 8 : at + 16] = bytes(8)
+    path.write_bytes(bytes(data))
+    assert main(["eval", "--plies", "0", "--model", str(path), "4HPwATDgc/ABMA"]) == 2
+    err = capsys.readouterr().err
+    assert "damaged.pt: checksum mismatch" in err and err.count("\n") == 1
 
 
 def test_widening_keeps_the_function():

@@ -64,6 +64,21 @@ def test_a_card_naming_a_race_net_loads_the_set(tmp_path, mixed_boards):
             load_evaluator(tmp_path / "bad.pt")
 
 
+def test_a_race_net_naming_a_race_net_is_refused_at_once(tmp_path):
+    """The model itself, or two files naming each other: one error, no recursion."""
+    save_model(tmp_path / "self.pt", TINY, _net(1).network, {"race_model": "self.pt"})
+    with pytest.raises(ModelFileError, match="self.pt: race_model names the model itself"):
+        load_evaluator(tmp_path / "self.pt")
+    save_model(tmp_path / "a.pt", TINY, _net(1).network, {"race_model": "b.pt"})
+    save_model(tmp_path / "b.pt", TINY, _net(2).network, {"race_model": "a.pt"})
+    with pytest.raises(ModelFileError, match="b.pt: a race net cannot name a race net"):
+        load_evaluator(tmp_path / "a.pt")
+    save_model(tmp_path / "d.pt", TINY, _net(2).network, {"variant": "dutch"})
+    save_model(tmp_path / "s.pt", TINY, _net(1).network, {"race_model": "d.pt"})
+    with pytest.raises(ModelFileError, match="trained for dutch, not standard"):
+        load_evaluator(tmp_path / "s.pt")
+
+
 def test_batch_invariant_evaluation_routes_the_same_way(mixed_boards):
     phased = NetworkEvaluator(_net(1).network, TINY, "phased", race=_net(2))
     invariant = BatchInvariantNetwork(phased)

@@ -39,10 +39,46 @@ def test_averaging_refuses_other_shapes_and_bad_weights(tmp_path):
         average_models([a, wide])
     with pytest.raises(FormatError, match="at least two"):
         average_models([a])
-    with pytest.raises(FormatError, match="one non-negative weight"):
-        average_models([a, a], [1.0])
-    with pytest.raises(FormatError, match="one non-negative weight"):
-        average_models([a, a], [0.0, 0.0])
+    for weights in ([1.0], [0.0, 0.0], [float("nan"), 1.0], [float("inf"), 1.0], [-1.0, 2.0]):
+        with pytest.raises(FormatError, match="one finite, non-negative weight"):
+            average_models([a, a], weights)
+
+
+def test_averaging_refuses_models_of_another_variant(tmp_path):
+    a = _model(tmp_path / "a.pt", seed=1)
+    dutch = _model(tmp_path / "d.pt", seed=2, card={"variant": "dutch"})
+    with pytest.raises(FormatError, match="d.pt: trained for dutch, not standard"):
+        average_models([a, dutch])
+
+
+def test_a_race_model_outside_the_folder_is_refused_before_anything_is_written(tmp_path, capsys):
+    (tmp_path / "sub").mkdir()
+    a = _model(tmp_path / "sub" / "a.pt", seed=1, card={"race_model": "../r.pt"})
+    b = _model(tmp_path / "sub" / "b.pt", seed=2, card={"race_model": "../r.pt"})
+    _model(tmp_path / "r.pt", seed=3)
+    (tmp_path / "out").mkdir()
+    assert main(["average", str(a), str(b), "--out", str(tmp_path / "out" / "o.pt")]) == 2
+    assert "race_model must name a file beside the model" in capsys.readouterr().err
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_out_never_overwrites_another_kind_of_file(tmp_path, capsys):
+    from tdgammon.train.checkpoint import CHECKPOINT_FORMAT
+
+    a = _model(tmp_path / "a.pt", seed=1)
+    b = _model(tmp_path / "b.pt", seed=2)
+    record = tmp_path / "keep.mat"
+    record.write_text('; [Site "here"]\n 5 point match\n')
+    checkpoint = tmp_path / "checkpoint.pt"
+    torch.save({"format": CHECKPOINT_FORMAT}, checkpoint)
+    for target in (record, checkpoint):
+        before = target.read_bytes()
+        assert main(["average", str(a), str(b), "--out", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert "exists and is not a tdgammon-model file" in err and err.count("\n") == 1
+        assert target.read_bytes() == before
+    assert main(["average", str(a), str(b), "--out", str(a)]) == 0  # a model may be replaced
+    assert load_model(a)[2]["averaged_from"][1]["file"] == b.as_posix()
 
 
 def test_cli_writes_a_loadable_model_and_refuses_bad_arguments(tmp_path, capsys):

@@ -270,10 +270,17 @@ def test_a_model_refuses_positions_of_another_variant(tmp_path, capsys):
 
 
 def test_a_model_with_weights_that_are_not_finite_is_refused_by_every_command(tmp_path, capsys):
-    from tdgammon.models.network import PRESETS, build_network, model_record
+    from tdgammon.models.network import (
+        CHECKSUM_KEY,
+        PRESETS,
+        build_network,
+        model_record,
+        payload_sha256,
+    )
 
     record = model_record(PRESETS["tiny"], build_network(PRESETS["tiny"], seed=1))
     record["state_dict"]["body.0.weight"][0, 0] = float("nan")
+    record[CHECKSUM_KEY] = payload_sha256(record)  # diverged in training, saved intact
     path = tmp_path / "nan.pt"
     torch.save(record, path)
     for argv in (

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
 from tdgammon.engine.rules.errors import FormatError
@@ -33,8 +34,9 @@ from tdgammon.train.cli import output_file
 def average_models(paths: list[Path], weights: list[float] | None = None):
     """(preset, network, card) of the weighted mean of ``paths``' weights.
 
-    Raises ModelFileError for an unreadable file and FormatError when the
-    files do not share one preset (shapes and encoding) or the weights are bad."""
+    Raises ModelFileError for an unreadable file (or a bad ``race_model`` name) and
+    FormatError when the files do not share one preset (shapes and encoding) and
+    variant, or the weights are bad."""
     import torch
 
     from tdgammon.models.network import load_model
@@ -43,15 +45,25 @@ def average_models(paths: list[Path], weights: list[float] | None = None):
         raise FormatError("give at least two model files or checkpoints to average")
     if weights is None:
         weights = [1.0] * len(paths)
-    if len(weights) != len(paths) or min(weights) < 0 or sum(weights) <= 0:
-        raise FormatError("--weights: one non-negative weight per file, not all zero")
+    if (
+        len(weights) != len(paths)
+        or not all(math.isfinite(w) and w >= 0 for w in weights)
+        or sum(weights) <= 0
+    ):
+        raise FormatError("--weights: one finite, non-negative weight per file, not all zero")
     loaded = [load_model(path) for path in paths]
     preset, network, card = loaded[0]
-    for path, (other, _, _) in zip(paths[1:], loaded[1:], strict=True):
+    variant = card.get("variant") or "standard"
+    for path, (other, _, other_card) in zip(paths[1:], loaded[1:], strict=True):
         if (other.encoding, other.hidden) != (preset.encoding, preset.hidden):
             raise FormatError(
                 f"{path}: preset {other.name} ({other.encoding}, hidden {other.hidden}) does "
                 f"not match {paths[0]} ({preset.encoding}, hidden {preset.hidden})"
+            )
+        if (other_card.get("variant") or "standard") != variant:
+            raise FormatError(
+                f"{path}: trained for {other_card.get('variant') or 'standard'}, "
+                f"not {variant} as {paths[0]}"
             )
     total = float(sum(weights))
     states = [net.state_dict() for _, net, _ in loaded]
@@ -82,11 +94,14 @@ def average_models(paths: list[Path], weights: list[float] | None = None):
 def shared_race_file(paths: list[Path], cards: list[dict]) -> Path | None:
     """The race evaluator file (first path's folder) that every card names as
     ``race_model``, when the named files all exist and hold the same bytes;
-    None otherwise."""
+    None otherwise. ModelFileError when a name is not a plain file name beside its
+    model (``race_model_path``)."""
+    from tdgammon.engine.evaluation.evaluator import race_model_path
+
     names = [card.get("race_model") for card in cards]
     if any(not name for name in names):
         return None
-    files = [Path(path).parent / name for path, name in zip(paths, names, strict=True)]
+    files = [race_model_path(path, name) for path, name in zip(paths, names, strict=True)]
     if not all(file.is_file() for file in files):
         return None
     first = files[0].read_bytes()
@@ -98,13 +113,13 @@ def cmd_average(args: argparse.Namespace) -> int:
     import sys
 
     from tdgammon.models.atomic import atomic_write_bytes
-    from tdgammon.models.network import save_model
+    from tdgammon.models.network import MODEL_FORMAT, save_model
 
     paths = [Path(p) for p in args.models]
     for path in paths:
         if not path.is_file():
             raise FormatError(f"{path}: no such model file or checkpoint")
-    out = output_file(args.out, "model.pt")
+    out = output_file(args.out, "model.pt", MODEL_FORMAT)
     preset, network, card = average_models(paths, args.weights)
     race_name = card.get("race_model")
     if race_name:  # written before the model, so the model never names a missing file

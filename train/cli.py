@@ -16,14 +16,28 @@ from pathlib import Path
 from tdgammon.engine.rules.errors import FormatError
 
 
-def output_file(value: str, example: str) -> Path:
-    """``--out`` of a command that writes one file: a Path whose folder exists and
-    that is not itself a folder (FormatError naming the problem otherwise)."""
+def output_file(value: str, example: str, replaces: str) -> Path:
+    """``--out`` of a command that writes one file: a Path whose folder exists, that
+    is not itself a folder and, when it exists, holds a file of the kind written
+    (format tag ``replaces``), so another kind of file (a checkpoint, a match
+    record) is never overwritten. FormatError naming the problem otherwise."""
+    from tdgammon.models.network import ModelFileError, read_torch_file
+
     out = Path(value)
     if out.is_dir():
         raise FormatError(f"--out {out} is a folder; give a file name such as {example}")
     if not out.parent.is_dir():
         raise FormatError(f"--out {out}: folder {out.parent} does not exist")
+    if out.exists():
+        try:
+            kind = read_torch_file(out).get("format")
+        except ModelFileError:
+            kind = None
+        if kind != replaces:
+            raise FormatError(
+                f"--out {out} exists and is not a {replaces} file; it is left as it is "
+                "(give another name)"
+            )
     return out
 
 

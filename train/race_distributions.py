@@ -391,7 +391,9 @@ def cmd_train_race(args: argparse.Namespace) -> int:
         raise FormatError("--learning-rate must be positive")
     if args.model is not None and not Path(args.model).is_file():
         raise FormatError(f"--model {args.model}: no such file")
-    out = output_file(args.out, "race.pt")
+    from tdgammon.models.race_distributions import RACE_FORMAT
+
+    out = output_file(args.out, "race.pt", RACE_FORMAT)
     report = train_race(args.model, out, settings, lambda t: print(t, flush=True))
     print(json.dumps(report))
     return 0

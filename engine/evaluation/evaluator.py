@@ -58,6 +58,7 @@ from tdgammon.models.network import (
     Preset,
     TDNetwork,
     load_model,
+    model_from_data,
     read_torch_file,
 )
 from tdgammon.models.race_distributions import is_race_file, race_net_from_record
@@ -164,27 +165,43 @@ def load_evaluator(
     variant given must be that one (ModelFileError: the model was trained for another).
     """
     preset, network, card = load_model(path)
+    trained = _trained_variant(path, card, variant)
+    name = name or Path(path).stem
+    race = _race_net(Path(path), card.get("race_model"), name, trained)
+    return NetworkEvaluator(network, preset, name, trained, race)
+
+
+def _trained_variant(path, card: dict, variant: str | Variant | None) -> str:
+    """The variant a model's card names (standard if none); ModelFileError when
+    ``variant`` is given and is another."""
     trained = card.get("variant") or "standard"
     if variant is not None and get_variant(variant).name != trained:
         raise ModelFileError(
             f"{path}: the model was trained for {trained}, not {get_variant(variant).name}"
         )
-    name = name or Path(path).stem
-    race = _race_net(Path(path), card.get("race_model"), name, trained)
-    return NetworkEvaluator(network, preset, name, trained, race)
+    return trained
+
+
+def race_model_path(path: str | Path, race_file) -> Path:
+    """The file a model's card names as ``race_model``: a plain file name, beside the
+    model (``path``); ModelFileError otherwise, or when it names the model itself."""
+    path = Path(path)
+    if not isinstance(race_file, str) or Path(race_file).name != race_file or not race_file:
+        raise ModelFileError(f"{path}: race_model must name a file beside the model")
+    if race_file == path.name:
+        raise ModelFileError(f"{path}: race_model names the model itself")
+    return path.parent / race_file
 
 
 def _race_net(path: Path, race_file, name: str, variant: str):
     """The race evaluator a model's card names (``race_model``, a file beside the
     model): a ``NetworkEvaluator`` for a network file, a ``OneSidedRaceEvaluator``
     for a one-sided race file (``tdgammon.models.race_distributions``); None when
-    the card names none. ModelFileError when the name is not a plain file name or
-    the file is bad."""
+    the card names none. ModelFileError when the name is not a plain file name,
+    the file is bad or it names a race evaluator of its own."""
     if race_file is None:
         return None
-    if not isinstance(race_file, str) or Path(race_file).name != race_file or not race_file:
-        raise ModelFileError(f"{path}: race_model must name a file beside the model")
-    race_path = path.parent / race_file
+    race_path = race_model_path(path, race_file)
     if not race_path.is_file():
         raise ModelFileError(f"{path}: its race net {race_path} is missing")
     data = read_torch_file(race_path)
@@ -192,10 +209,11 @@ def _race_net(path: Path, race_file, name: str, variant: str):
         if variant != "standard":
             raise ModelFileError(f"{race_path}: one-sided race nets play standard races only")
         return OneSidedRaceEvaluator(race_net_from_record(data, str(race_path))[0], f"{name}-race")
-    race = load_evaluator(race_path, f"{name}-race", variant)
-    if race.race is not None:
+    preset, network, card = model_from_data(data, str(race_path))
+    if card.get("race_model") is not None:
         raise ModelFileError(f"{race_path}: a race net cannot name a race net of its own")
-    return race
+    trained = _trained_variant(race_path, card, variant)
+    return NetworkEvaluator(network, preset, f"{name}-race", trained)
 
 
 def default_evaluator(variant: str | Variant | None = None) -> NetworkEvaluator:

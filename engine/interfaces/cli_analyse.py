@@ -68,11 +68,28 @@ def _set_threads(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-def _check_html_path(path: str) -> Path:
-    """``--html``'s path, refused before the analysis when its folder does not exist."""
+def _check_html_path(path: str, source: str) -> Path:
+    """``--html``'s path, refused before the analysis when its folder does not exist,
+    when it is the match file ``source`` itself, or when it exists and is not an HTML
+    page (a report written before may be replaced; nothing else is overwritten)."""
     target = Path(path)
     if not target.parent.is_dir():
         raise FormatError(f"--html {path}: no folder {str(target.parent)!r}")
+    if target.is_dir():
+        raise FormatError(f"--html {path} is a folder; give a file name such as report.html")
+    if target.exists():
+        if Path(source).exists() and target.samefile(source):
+            raise FormatError(f"--html {path} is the match file being analysed")
+        try:
+            with open(target, "rb") as existing:
+                head = existing.read(64).lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+        except OSError as error:
+            raise FormatError(f"--html {path}: cannot read it ({error.strerror})") from None
+        if not head.startswith((b"<!doctype html", b"<html")):
+            raise FormatError(
+                f"--html {path} exists and is not an HTML page; it is left as it is "
+                "(give another name)"
+            )
     return target
 
 
@@ -90,7 +107,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     plies = DEFAULT_PLIES if args.plies is None else args.plies
     check_plies(plies)
     _set_threads(args.threads)
-    html = _check_html_path(args.html) if args.html else None
+    html = _check_html_path(args.html, args.file) if args.html else None
     loaded, warnings = load_match(args.file)
     for warning in warnings:
         print(f"tdgammon: warning: {warning}", file=sys.stderr)
