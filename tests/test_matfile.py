@@ -294,6 +294,7 @@ def line_of(text: str) -> int:
         ("  2) 44: 25/21", "  2) 44: 25/21 21/17* 13/9 13/9    Doubles => 2", "Crawford"),
         ("  3)  Doubles => 2    Takes", "  3)  Doubles => 2    Beavers => 4", "not allowed"),
         ("  1) 31: 8/5 6/5", "  1) 31: 8/5 6/5 @@@", "is not a move"),
+        ("  1) 31: 8/5 6/5", "  1) 70: 13/6 text    31: 8/5 6/5", "not understood: '70: 13/6"),
         ("                                      Wins 1 point and", "  Wins 7 points", "worth 1"),
     ],
 )

@@ -569,6 +569,9 @@ class _Reader:
             if rest.strip():
                 raise self.error(f"not understood: {rest.strip()[:60]!r}")
             return
+        before = rest[: entries[0][0]].strip()
+        if before:
+            raise self.error(f"not understood: {before[:60]!r}")
         if len(entries) > 2:
             raise self.error(f"more than two actions on one line: {rest.strip()[:60]!r}")
         if len(entries) == 2:
