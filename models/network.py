@@ -24,10 +24,6 @@ written before model files carried it load without the check).
 
 from __future__ import annotations
 
-import hashlib
-import pickle
-import warnings
-import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -38,19 +34,17 @@ from tdgammon.engine.rules.errors import TdgammonError
 from tdgammon.engine.rules.outputs import N_OUTPUTS
 from tdgammon.engine.rules.variants import VARIANTS
 from tdgammon.models.encoding import ENCODINGS
+from tdgammon.models.files import (
+    CHECKSUM_KEY,
+    ModelFileError,
+    check_weights,
+    checked_hidden,
+    payload_sha256,
+    read_torch_file,
+)
 
 MODEL_FORMAT = "tdgammon-model"
 MODEL_FORMAT_VERSION = 1
-MAX_HIDDEN_LAYERS = 8
-"""Most hidden layers a model file may declare."""
-MAX_HIDDEN_UNITS = 65536
-"""Most units per hidden layer a model file may declare."""
-CHECKSUM_KEY = "sha256"
-"""Key of the checksum of a file's other entries (``payload_sha256``)."""
-
-
-class ModelFileError(TdgammonError):
-    """A model or checkpoint file that cannot be used; the message names the file."""
 
 
 @dataclass(frozen=True)
@@ -173,72 +167,6 @@ def model_record(preset: Preset, network: TDNetwork, card: dict | None = None) -
     return record
 
 
-def read_torch_file(path: str | Path) -> dict:
-    """``torch.load`` with ``weights_only``; any failure becomes ModelFileError naming the file.
-
-    A file with a checksum (``CHECKSUM_KEY``) must match it."""
-    path = Path(path)
-    if path.is_dir():
-        raise ModelFileError(f"{path}: a folder, not a model or checkpoint file")
-    if not path.is_file():
-        raise ModelFileError(f"{path}: no such model or checkpoint file")
-    if not zipfile.is_zipfile(path):  # what torch.save writes
-        raise ModelFileError(
-            f"{path}: not a tdgammon model or checkpoint (not a whole torch file: another kind "
-            "of file, or damaged or cut short)"
-        )
-    try:
-        with warnings.catch_warnings():  # torch warns about plain pickles before failing
-            warnings.simplefilter("ignore")
-            data = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError:  # weights_only refused what the file holds
-        raise ModelFileError(
-            f"{path}: not a tdgammon model or checkpoint (it holds objects other than "
-            "tensors and plain values, or is not a torch file)"
-        ) from None
-    except Exception as error:  # noqa: BLE001 - every reason is reported the same way
-        raise ModelFileError(
-            f"{path}: not a readable tdgammon model or checkpoint ({type(error).__name__}: "
-            f"{str(error).splitlines()[0] if str(error) else 'no detail'})"
-        ) from None
-    if not isinstance(data, dict):
-        raise ModelFileError(f"{path}: not a tdgammon model or checkpoint (no metadata dict)")
-    if CHECKSUM_KEY in data and data[CHECKSUM_KEY] != payload_sha256(data):
-        raise ModelFileError(
-            f"{path}: checksum mismatch: the file was damaged or changed after it was written"
-        )
-    return data
-
-
-def payload_sha256(data: dict) -> str:
-    """SHA-256 (hex) of every entry of ``data`` but ``CHECKSUM_KEY``, over a canonical
-    walk (dict keys sorted; tensors by dtype, shape and bytes), so that it does not
-    depend on how torch lays out the file."""
-    digest = hashlib.sha256()
-    _digest(digest, {key: value for key, value in data.items() if key != CHECKSUM_KEY})
-    return digest.hexdigest()
-
-
-def _digest(digest, obj) -> None:
-    """Feed ``obj`` (tensors, dicts, lists, tuples, plain values) to ``digest``."""
-    if isinstance(obj, torch.Tensor):
-        tensor = obj.detach().cpu()
-        tensor = (tensor if tensor.layout == torch.strided else tensor.to_dense()).contiguous()
-        digest.update(f"tensor {tensor.dtype} {tuple(tensor.shape)};".encode())
-        digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes())
-    elif isinstance(obj, dict):
-        digest.update(f"dict {len(obj)};".encode())
-        for key in sorted(obj, key=repr):
-            _digest(digest, key)
-            _digest(digest, obj[key])
-    elif isinstance(obj, list | tuple):
-        digest.update(f"list {len(obj)};".encode())
-        for item in obj:
-            _digest(digest, item)
-    else:
-        digest.update(f"{type(obj).__name__} {obj!r};".encode())
-
-
 def network_from_record(record: dict, where: str) -> tuple[Preset, TDNetwork]:
     """Rebuild (preset, network) from a model record; ModelFileError names ``where``."""
     if not isinstance(record, dict) or record.get("format") != MODEL_FORMAT:
@@ -253,11 +181,13 @@ def network_from_record(record: dict, where: str) -> tuple[Preset, TDNetwork]:
     preset = Preset(
         str(record.get("preset")),
         encoding.name,
-        _record_hidden(record, where),
+        checked_hidden(record.get("hidden"), where),
         str(fields.get("description", "")) if isinstance(fields, dict) else "",
     )
     state = record.get("state_dict")
-    _check_weights(state, _weight_shapes(encoding.size, preset.hidden), preset.name, where)
+    check_weights(
+        state, _weight_shapes(encoding.size, preset.hidden), f"preset {preset.name!r}", where
+    )
     network = TDNetwork(encoding.size, preset.hidden)
     network.load_state_dict(state)
     network.eval()
@@ -278,23 +208,6 @@ def _record_encoding(record: dict, where: str):
     return encoding
 
 
-def _record_hidden(record: dict, where: str) -> tuple[int, ...]:
-    """The record's hidden layer sizes: 1 to MAX_HIDDEN_LAYERS layers of 1 to
-    MAX_HIDDEN_UNITS units (checked before anything is allocated)."""
-    hidden = record.get("hidden")
-    if (
-        not isinstance(hidden, list | tuple)
-        or not 1 <= len(hidden) <= MAX_HIDDEN_LAYERS
-        or not all(type(size) is int and 1 <= size <= MAX_HIDDEN_UNITS for size in hidden)
-    ):
-        shown = repr(hidden) if len(repr(hidden)) <= 40 else repr(hidden)[:37] + "..."
-        raise ModelFileError(
-            f"{where}: hidden layer sizes {shown} are not valid (1 to {MAX_HIDDEN_LAYERS} "
-            f"layers of 1 to {MAX_HIDDEN_UNITS} units)"
-        )
-    return tuple(hidden)
-
-
 def _weight_shapes(n_inputs: int, hidden: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
     """Name -> shape of every tensor of ``TDNetwork(n_inputs, hidden).state_dict()``."""
     shapes, width = {}, n_inputs
@@ -305,30 +218,6 @@ def _weight_shapes(n_inputs: int, hidden: tuple[int, ...]) -> dict[str, tuple[in
     shapes["head.weight"] = (N_OUTPUTS, width)
     shapes["head.bias"] = (N_OUTPUTS,)
     return shapes
-
-
-def _check_weights(state, shapes: dict, preset: str, where: str) -> None:
-    """ModelFileError unless ``state`` holds exactly ``shapes``, as finite dense float
-    tensors."""
-    if not isinstance(state, dict) or set(state) != set(shapes):
-        raise ModelFileError(f"{where}: weights do not fit preset {preset!r} (other layers)")
-    for name, shape in shapes.items():
-        tensor = state[name]
-        if (
-            not isinstance(tensor, torch.Tensor)
-            or tensor.layout != torch.strided
-            or not tensor.is_floating_point()
-        ):
-            raise ModelFileError(f"{where}: weights do not fit preset {preset!r} ({name})")
-        if tuple(tensor.shape) != shape:
-            raise ModelFileError(
-                f"{where}: weights do not fit preset {preset!r} ({name} is "
-                f"{tuple(tensor.shape)}, the hidden sizes need {shape})"
-            )
-        if not torch.isfinite(tensor).all():
-            raise ModelFileError(
-                f"{where}: {name} holds NaN or infinite weights (a diverged training run?)"
-            )
 
 
 def load_model(path: str | Path) -> tuple[Preset, TDNetwork, dict]:

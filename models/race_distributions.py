@@ -44,7 +44,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from tdgammon.models.network import (
+from tdgammon.models.files import (
     CHECKSUM_KEY,
     MAX_HIDDEN_UNITS,
     ModelFileError,

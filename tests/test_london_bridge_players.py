@@ -148,9 +148,9 @@ def test_model_file_round_trip_and_refusals(tmp_path):
     with pytest.raises(TdgammonError, match="trained under rules"):
         load_model(path, Rules(turn_limit=50))
     (tmp_path / "junk.pt").write_bytes(b"not a model")
-    with pytest.raises(TdgammonError, match="not a readable model file"):
+    with pytest.raises(TdgammonError, match="junk.pt: not a London Bridge model"):
         load_model(tmp_path / "junk.pt", RULES)
-    with pytest.raises(TdgammonError, match="no London Bridge model file"):
+    with pytest.raises(TdgammonError, match="no such London Bridge model file"):
         load_model(tmp_path / "missing.pt", RULES)
     player = make_player(f"{path}:1", RULES, seed=0)
     assert player.name == "lb:1" and player.search.depth == 1

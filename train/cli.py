@@ -21,7 +21,7 @@ def output_file(value: str, example: str, replaces: str) -> Path:
     is not itself a folder and, when it exists, holds a file of the kind written
     (format tag ``replaces``), so another kind of file (a checkpoint, a match
     record) is never overwritten. FormatError naming the problem otherwise."""
-    from tdgammon.models.network import ModelFileError, read_torch_file
+    from tdgammon.models.files import ModelFileError, read_torch_file
 
     out = Path(value)
     if out.is_dir():

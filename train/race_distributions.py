@@ -380,7 +380,7 @@ def cmd_train_race(args: argparse.Namespace) -> int:
     for name in ("positions", "max_sides", "layer_pips", "layer_epochs", "epochs", "hidden"):
         if getattr(settings, name) < 1:
             raise FormatError(f"--{name.replace('_', '-')} must be at least 1")
-    from tdgammon.models.network import MAX_HIDDEN_UNITS
+    from tdgammon.models.files import MAX_HIDDEN_UNITS
 
     if settings.hidden > MAX_HIDDEN_UNITS:
         raise FormatError(f"--hidden must be at most {MAX_HIDDEN_UNITS}")

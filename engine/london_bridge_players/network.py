@@ -13,12 +13,20 @@ The benchmarks count wins; the margin term breaks ties between wins.
 
 A model file is a small ``torch.save`` dict read with ``weights_only``:
 ``{"format": MODEL_FORMAT, "format_version", "hidden", "rules", "state_dict",
-"card"}``; ``rules`` is ``Rules.describe()`` of the rules it was trained
-under, and loading refuses a file trained under other rules.
+"card", "sha256"}``; ``rules`` is ``Rules.describe()`` of the rules it was
+trained under, and loading refuses a file trained under other rules.
+``save_model`` writes it atomically (``tdgammon.models.atomic``) with the
+SHA-256 of its other entries under ``CHECKSUM_KEY``. ``load_model`` checks
+everything before it builds anything, through the game-neutral
+``tdgammon.models.files``: the file, the hidden sizes (bounded), the weights'
+names, shapes and finiteness, the checksum where there is one (the shipped
+``models/london-bridge.pt`` predates it), the rules and the card; a file that
+fails raises ``ModelFileError``, one line naming the file (exit status 2).
 """
 
 from __future__ import annotations
 
+import reprlib
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +47,15 @@ from tdgammon.engine.london_bridge.state import (
     SEAT,
     pot_colours,
 )
-from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.models.atomic import atomic_torch_save
+from tdgammon.models.files import (
+    CHECKSUM_KEY,
+    ModelFileError,
+    check_weights,
+    checked_hidden,
+    payload_sha256,
+    read_torch_file,
+)
 
 MODEL_FORMAT = "tdgammon-london-bridge"
 MODEL_FORMAT_VERSION = 1
@@ -149,8 +165,9 @@ class NetworkEvaluator:
         return outcome_value(margins)
 
 
-def save_model(path: str | Path, network: ValueNetwork, rules: Rules, card: dict) -> dict:
-    """The model dict of ``network`` (returned; written to ``path`` unless it is None)."""
+def save_model(path: str | Path | None, network: ValueNetwork, rules: Rules, card: dict) -> dict:
+    """The model dict of ``network``, with its checksum (returned; written to ``path``
+    atomically unless it is None)."""
     model = {
         "format": MODEL_FORMAT,
         "format_version": MODEL_FORMAT_VERSION,
@@ -159,33 +176,52 @@ def save_model(path: str | Path, network: ValueNetwork, rules: Rules, card: dict
         "state_dict": {k: v.detach().clone() for k, v in network.state_dict().items()},
         "card": dict(card),
     }
+    model[CHECKSUM_KEY] = payload_sha256(model)
     if path is not None:
-        torch.save(model, Path(path))
+        atomic_torch_save(model, path)
     return model
 
 
 def load_model(path: str | Path, rules: Rules) -> tuple[ValueNetwork, dict]:
     """``(network, card)`` from a model file (or a training checkpoint holding one under
-    ``"model"``); ``TdgammonError`` if it is not one, or was trained under other rules."""
-    try:
-        data = torch.load(Path(path), map_location="cpu", weights_only=True)
-    except FileNotFoundError:
-        raise TdgammonError(f"no London Bridge model file at {path}") from None
-    except Exception as error:  # torch raises many kinds for a file that is not its own
-        raise TdgammonError(f"{path} is not a readable model file: {error}") from None
-    model = data.get("model", data) if isinstance(data, dict) else None
+    ``"model"``); ``ModelFileError`` naming the file if it is not a usable one, or was
+    trained under other rules."""
+    path = Path(path)
+    data = read_torch_file(path, "London Bridge model")
+    model = data.get("model", data)
     if not isinstance(model, dict) or model.get("format") != MODEL_FORMAT:
-        raise TdgammonError(f"{path} is not a London Bridge model file")
-    if model.get("format_version") != MODEL_FORMAT_VERSION:
-        raise TdgammonError(f"{path}: model format version {model.get('format_version')}")
-    if model.get("rules") != rules.describe():
-        raise TdgammonError(
-            f"{path} was trained under rules {model.get('rules') or 'default'!r}, "
+        raise ModelFileError(f"{path} is not a London Bridge model file")
+    version = model.get("format_version")
+    if type(version) is not int or version != MODEL_FORMAT_VERSION:
+        raise ModelFileError(
+            f"{path}: model format version {reprlib.repr(version)} is not supported "
+            f"(this tdgammon reads version {MODEL_FORMAT_VERSION})"
+        )
+    hidden = checked_hidden(model.get("hidden"), str(path))
+    check_weights(model.get("state_dict"), _weight_shapes(hidden), "the network", str(path))
+    if model is not data and CHECKSUM_KEY in model and model[CHECKSUM_KEY] != payload_sha256(model):
+        raise ModelFileError(f"{path}: checksum mismatch of the model inside the checkpoint")
+    trained = model.get("rules")
+    if not isinstance(trained, str):
+        raise ModelFileError(f"{path}: the rules it was trained under are not recorded")
+    if trained != rules.describe():
+        raise ModelFileError(
+            f"{path} was trained under rules {trained or 'default'!r}, "
             f"not {rules.describe() or 'default'!r}"
         )
-    network = ValueNetwork(tuple(model["hidden"]))
-    try:
-        network.load_state_dict(model["state_dict"])
-    except (RuntimeError, KeyError) as error:
-        raise TdgammonError(f"{path}: weights do not fit the network: {error}") from None
-    return network, dict(model.get("card", {}))
+    card = model.get("card", {})
+    if not isinstance(card, dict):
+        raise ModelFileError(f"{path}: the model card is not a table")
+    network = ValueNetwork(hidden)
+    network.load_state_dict(model["state_dict"])
+    return network.eval(), dict(card)
+
+
+def _weight_shapes(hidden: tuple[int, ...]) -> dict[str, tuple[int, ...]]:
+    """Name -> shape of every tensor of ``ValueNetwork(hidden).state_dict()``."""
+    shapes, width = {}, N_INPUTS
+    for layer, size in enumerate((*hidden, 1)):
+        shapes[f"layers.{2 * layer}.weight"] = (size, width)
+        shapes[f"layers.{2 * layer}.bias"] = (size,)
+        width = size
+    return shapes
