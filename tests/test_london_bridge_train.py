@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import torch
 
 from tdgammon.engine.london_bridge.rules import Rules
 from tdgammon.engine.london_bridge_players.duel import play_match
@@ -53,3 +54,54 @@ def test_bad_settings_exit_2(tmp_path, capsys):
         parse_config(["parallel_games=many"])
     with pytest.raises(TdgammonError, match="at least 1"):
         parse_config(["parallel_games=0"])
+
+
+def _damaged(data, change):
+    from tdgammon.models.files import CHECKSUM_KEY, payload_sha256
+
+    change(data)
+    data[CHECKSUM_KEY] = payload_sha256(data)  # saved intact by a faulty writer
+    return data
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d["counters"].update(games="lots"), "its counters are damaged"),
+        (lambda d: d["counters"].update(games=-5), "its counters are damaged"),
+        (lambda d: d.pop("counters"), "its counters are damaged"),
+        (lambda d: d.update(history="[{"), "its history is damaged"),
+        (lambda d: d.update(best_score="high"), "its best score is damaged"),
+        (lambda d: d.pop("optimizer"), "no optimizer state"),
+        (
+            lambda d: d["optimizer"]["state"][0].update(exp_avg=torch.zeros(3, 3)),
+            "optimizer state does not fit",
+        ),
+    ],
+)
+def test_a_damaged_checkpoint_is_one_line_for_resume_and_ship(tmp_path, capsys, change, message):
+    run_dir = tmp_path / "run"
+    assert main(["--run-dir", str(run_dir), "--minutes", "0.01", *TINY]) == 0
+    path = run_dir / "checkpoint.pt"
+    torch.save(_damaged(torch.load(path, weights_only=True), change), path)
+    capsys.readouterr()
+    for extra in (["--resume", "--minutes", "0.01", *TINY], ["--ship", str(tmp_path / "o.pt")]):
+        status = main(["--run-dir", str(run_dir), *extra])
+        err = capsys.readouterr().err
+        if message == "optimizer state does not fit" and "--ship" in extra:
+            assert status == 0  # shipping reads the network, not the optimizer's tensors
+            continue
+        assert status == 2 and f"{path}" in err and message in err and err.count("\n") == 1
+    assert (tmp_path / "o.pt").exists() == (message == "optimizer state does not fit")
+
+
+def test_a_checkpoint_damaged_on_disk_fails_its_checksum(tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    assert main(["--run-dir", str(run_dir), "--minutes", "0.01", *TINY]) == 0
+    path = run_dir / "checkpoint.pt"
+    data = torch.load(path, weights_only=True)
+    data["counters"]["games"] += 1
+    torch.save(data, path)
+    capsys.readouterr()
+    assert main(["--run-dir", str(run_dir), "--resume", "--minutes", "0.01", *TINY]) == 2
+    assert "checksum mismatch" in capsys.readouterr().err

@@ -54,6 +54,7 @@ from tdgammon.engine.london_bridge_players.network import (
 from tdgammon.engine.london_bridge_players.search import Search
 from tdgammon.engine.rules.errors import TdgammonError
 from tdgammon.models.atomic import atomic_torch_save
+from tdgammon.models.files import CHECKSUM_KEY, ModelFileError, payload_sha256, read_torch_file
 from tdgammon.train.checkpoint import git_commit
 
 CHECKPOINT_FORMAT = "tdgammon-london-bridge-checkpoint"
@@ -184,29 +185,34 @@ class Trainer:
         }
 
     def save_checkpoint(self) -> None:
-        atomic_torch_save(
-            {
-                "format": CHECKPOINT_FORMAT,
-                "model": save_model(None, self.network, self.rules, self.card()),
-                "optimizer": self.optimizer.state_dict(),
-                "counters": dict(self.counters),
-                "best_score": self.best_score,
-                "history": json.dumps(self.history),
-            },
-            self.run_dir / "checkpoint.pt",
-        )
+        data = {
+            "format": CHECKPOINT_FORMAT,
+            "model": save_model(None, self.network, self.rules, self.card()),
+            "optimizer": self.optimizer.state_dict(),
+            "counters": dict(self.counters),
+            "best_score": self.best_score,
+            "history": json.dumps(self.history),
+        }
+        data[CHECKSUM_KEY] = payload_sha256(data)
+        atomic_torch_save(data, self.run_dir / "checkpoint.pt")
 
     def resume(self) -> None:
         path = self.run_dir / "checkpoint.pt"
-        data = torch.load(path, map_location="cpu", weights_only=True)
-        if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-            raise TdgammonError(f"{path} is not a London Bridge training checkpoint")
+        data, history = read_checkpoint(path)
         network, _ = load_model(path, self.rules)
         self.network.load_state_dict(network.state_dict())
-        self.optimizer.load_state_dict(data["optimizer"])
+        try:
+            self.optimizer.load_state_dict(data["optimizer"])
+        except (ValueError, KeyError, TypeError, RuntimeError) as error:
+            raise ModelFileError(f"{path}: its optimizer state does not fit: {error}") from None
+        for group in self.optimizer.param_groups:
+            for parameter in group["params"]:
+                for name, value in self.optimizer.state.get(parameter, {}).items():
+                    if name != "step" and tuple(value.shape) != tuple(parameter.shape):
+                        raise ModelFileError(f"{path}: its optimizer state does not fit ({name})")
         self.counters = dict(data["counters"])
         self.best_score = data["best_score"]
-        self.history = json.loads(data["history"])
+        self.history = history
         self._start_games(self.config.seed + int(self.counters["games"]))
 
     def run(self) -> None:
@@ -240,11 +246,40 @@ class Trainer:
         print(json.dumps(entry), flush=True)
 
 
+def read_checkpoint(path: Path) -> tuple[dict, list]:
+    """``(data, history)`` of a run's checkpoint: ModelFileError naming the file unless
+    it is one (format tag, checksum where written, counters of whole numbers and
+    seconds, a best score, a JSON list of history entries, an optimizer state)."""
+    data = read_torch_file(path, "London Bridge training checkpoint")
+    if data.get("format") != CHECKPOINT_FORMAT:
+        raise ModelFileError(f"{path} is not a London Bridge training checkpoint")
+    counters = data.get("counters")
+    whole = ("games", "positions", "steps")
+    if (
+        not isinstance(counters, dict)
+        or not all(type(counters.get(name)) is int and counters[name] >= 0 for name in whole)
+        or not isinstance(counters.get("seconds"), int | float)
+        or not counters["seconds"] >= 0
+    ):
+        raise ModelFileError(f"{path}: its counters are damaged")
+    if data.get("best_score") is not None and not isinstance(data["best_score"], float | int):
+        raise ModelFileError(f"{path}: its best score is damaged")
+    if not isinstance(data.get("optimizer"), dict):
+        raise ModelFileError(f"{path}: it holds no optimizer state")
+    try:
+        history = json.loads(data.get("history"))
+    except (TypeError, ValueError):
+        history = None
+    if not isinstance(history, list):
+        raise ModelFileError(f"{path}: its history is damaged")
+    return data, history
+
+
 def ship(run_dir: Path, out: Path, rules: Rules) -> None:
     """Copy ``best.pt`` of a run to ``out`` with the run's history in its card."""
     network, card = load_model(run_dir / "best.pt", rules)
-    data = torch.load(run_dir / "checkpoint.pt", map_location="cpu", weights_only=True)
-    card["history"] = json.loads(data["history"])
+    data, history = read_checkpoint(run_dir / "checkpoint.pt")
+    card["history"] = history
     card["total_counters"] = dict(data["counters"])
     save_model(out, network, rules, card)
 
