@@ -61,7 +61,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -69,12 +68,23 @@ from pathlib import Path
 import numpy as np
 
 from tdgammon.engine.rules.errors import FormatError, TdgammonError
-from tdgammon.engine.rules.outputs import equity
+from tdgammon.engine.rules.outputs import (
+    LOSE_BACKGAMMON,
+    LOSE_GAMMON,
+    N_OUTPUTS,
+    WIN,
+    WIN_BACKGAMMON,
+    WIN_GAMMON,
+    equity,
+)
 
 CHUNK_POSITIONS = 4000
 """Positions per label file (about 10 s of 1-ply labels for expert128 on one core)."""
 PHASES = ("all", "race")
 """Which positions a generation fits: every position the net judges, or races only."""
+LABEL_TOLERANCE = 1e-4
+"""How far a label file's value may pass [0, 1] or the cumulative order
+(``_check_labels``): float32 rounding of the search's means, with room to spare."""
 
 
 @dataclass(frozen=True)
@@ -308,6 +318,7 @@ def label_positions(search, boards, options: dict, folder: Path, workers=None, e
     from tdgammon.engine.evaluation.distributed import split_trials
     from tdgammon.models.atomic import atomic_write_bytes
 
+    _check_label_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
     chunks = split_trials(0, len(boards), CHUNK_POSITIONS)
     todo = [i for i in range(len(chunks)) if not _chunk_path(folder, i).exists()]
@@ -336,23 +347,29 @@ def label_positions(search, boards, options: dict, folder: Path, workers=None, e
             )
             for i, values in zip(todo, results, strict=True):
                 save(i, values)
-    return labelled_so_far(folder, len(boards))[1]
+    return labelled_so_far(folder, len(boards), not options.get("rollout_trials"))[1]
 
 
-def labelled_so_far(folder: Path, count: int) -> tuple[np.ndarray, np.ndarray]:
+def labelled_so_far(
+    folder: Path, count: int, consistent: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """The labels written so far for ``count`` positions (``label_positions``'
     chunks in ``folder``, whichever exist): ``(rows (n,) int64, labels (n, 5)
-    float32)``, rows in increasing order. Refused when none is written."""
+    float32)``, rows in increasing order. Refused when none is written, and
+    (FormatError naming the file) when a chunk is not a label file of its
+    positions (``_load_chunk``; ``consistent``: search labels, whose outputs
+    keep the cumulative order; rollout means need not)."""
     from tdgammon.engine.evaluation.distributed import split_trials
 
+    _check_label_folder(folder)
     rows, labels = [], []
     for index, chunk in enumerate(split_trials(0, count, CHUNK_POSITIONS)):
         path = _chunk_path(folder, index)
         if not path.exists():
             continue
-        values = _load_chunk(path)
+        values = _load_chunk(path, consistent)
         if len(values) != len(chunk):
-            raise TdgammonError(
+            raise FormatError(
                 f"{path}: {len(values)} labels for {len(chunk)} positions; delete it to redo it"
             )
         rows.append(np.arange(chunk.start, chunk.stop))
@@ -374,14 +391,66 @@ def restrict(boards: np.ndarray, groups, rows: np.ndarray):
     return boards[rows], kept[(kept >= 0).any(axis=1)]
 
 
-def _load_chunk(path: Path) -> np.ndarray:
+def _check_label_folder(folder: Path) -> None:
+    if folder.exists() and not folder.is_dir():
+        raise FormatError(f"{folder}: a file where the folder of label chunks goes; move it away")
+
+
+def _load_chunk(path: Path, consistent: bool = True) -> np.ndarray:
+    """``(n, 5) float32``: the labels in ``path`` (``label_positions``' chunk);
+    FormatError naming it when it cannot be read or holds no such labels
+    (``_check_labels``)."""
+    redo = "delete it to redo it"
     try:
         values = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as error:
-        raise TdgammonError(f"{path}: not a label file ({error}); delete it to redo it") from None
-    if values.ndim != 2 or values.shape[1] != 5 or not np.isfinite(values).all():
-        raise TdgammonError(f"{path}: not a label file; delete it to redo it")
-    return values
+    except Exception as error:  # any unreadable file: header, pickle, zip or short-data errors
+        raise FormatError(f"{path}: not a label file ({_reason(error)}); {redo}") from None
+    if not isinstance(values, np.ndarray):  # an .npz archive
+        values.close()
+        raise FormatError(f"{path}: an .npz archive, not a label file (.npy); {redo}")
+    if values.dtype.kind != "f" or values.ndim != 2 or values.shape[1] != N_OUTPUTS:
+        raise FormatError(
+            f"{path}: {values.dtype} array of shape {values.shape}, not labels "
+            f"(n, {N_OUTPUTS}) float32; {redo}"
+        )
+    _check_labels(path, values, consistent)
+    return values.astype(np.float32, copy=False)
+
+
+def _check_labels(path: Path, values: np.ndarray, consistent: bool) -> None:
+    """FormatError naming ``path`` and the first bad row unless every row of
+    ``values (n, 5)`` is finite probabilities in [0, 1] and, with ``consistent``,
+    in the cumulative order the network's outputs keep (``win >= wg >= wbg``,
+    ``1 - win >= lg >= lbg``; ``tdgammon.engine.rules.outputs``), each within
+    ``LABEL_TOLERANCE``. Rollout labels (``label_chunk``) are only clipped to
+    [0, 1]: a variance-reduced mean of few trials can have wg above win."""
+    v = values.astype(np.float64)
+    tol = LABEL_TOLERANCE
+    checks = [
+        ("a value that is not a finite number", ~np.isfinite(v).all(axis=1)),
+        ("a value outside [0, 1]", ((v < -tol) | (v > 1 + tol)).any(axis=1)),
+    ]
+    if consistent:
+        checks += [
+            ("win gammon above win", v[:, WIN_GAMMON] > v[:, WIN] + tol),
+            ("win backgammon above win gammon", v[:, WIN_BACKGAMMON] > v[:, WIN_GAMMON] + tol),
+            ("lose gammon above 1 - win", v[:, LOSE_GAMMON] > 1 - v[:, WIN] + tol),
+            ("lose backgammon above lose gammon", v[:, LOSE_BACKGAMMON] > v[:, LOSE_GAMMON] + tol),
+        ]
+    for what, bad in checks:
+        if bad.any():
+            row = int(np.argmax(bad))
+            shown = ", ".join(f"{x:.4g}" for x in values[row])
+            raise FormatError(
+                f"{path}: row {row} ({shown}) has {what}, not probabilities "
+                "as the network gives them; delete it to redo it"
+            )
+
+
+def _reason(error: Exception) -> str:
+    """One line for a reader's exception: its kind and its first 200 characters."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text[:200]}" if text else type(error).__name__
 
 
 # ----------------------------------------------------------------------------- fit
@@ -502,6 +571,7 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
 
     from tdgammon.engine.evaluation.evaluator import NetworkEvaluator, load_evaluator
     from tdgammon.engine.evaluation.search import Search
+    from tdgammon.models.atomic import atomic_write_bytes
     from tdgammon.models.encoding import ENCODINGS
     from tdgammon.models.network import get_preset, load_model, save_model, widen_network
 
@@ -517,18 +587,20 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
         raise TdgammonError(f"{model}: its races go to its race evaluator ({race_file})")
     out.mkdir(parents=True, exist_ok=True)
     _check_same_run(out, model, settings)
+    # refused now, not after the labelling: a folder where a result file goes
+    for name in ("history.jsonl", "model.pt", "report.json", race_file):
+        if name is not None and (out / name).is_dir():
+            raise FormatError(f"{out / name}: a folder where refine writes a file; move it away")
     started = time.perf_counter()
     if race_file is None:
         evaluator = NetworkEvaluator(network, preset, Path(model).stem)
     else:  # the set as it plays; its own copy of the main net, which is not trained
         evaluator = load_evaluator(model)
-        shutil.copyfile(Path(model).parent / race_file, out / race_file)
+        atomic_write_bytes(out / race_file, (Path(model).parent / race_file).read_bytes())
     positions_file = out / "positions.npz"
     groups = None
     if positions_file.exists():
-        saved = np.load(positions_file)
-        boards = saved["boards"]
-        groups = saved["groups"] if "groups" in saved.files else None
+        boards, groups = load_positions(positions_file, settings)
         if settings.rank_weight and groups is None:
             raise TdgammonError(
                 f"{positions_file} was made before decisions were kept; "
@@ -563,13 +635,14 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
         "rollout_truncate": settings.rollout_truncate,
     }
     if settings.labelled_only:
-        rows, targets = labelled_so_far(out / "labels", len(boards))
+        rows, targets = labelled_so_far(out / "labels", len(boards), not settings.rollout_trials)
         echo(f"labels: fitting the {len(rows)} of {len(boards)} positions labelled so far")
         boards, groups = restrict(boards, groups, rows)
     else:
         targets = label_positions(Search(evaluator), boards, options, out / "labels", workers, echo)
     history = fit(network, ENCODINGS[preset.encoding], boards, targets, settings, groups, echo)
-    (out / "history.jsonl").write_text("".join(json.dumps(row) + "\n" for row in history))
+    lines = "".join(json.dumps(row) + "\n" for row in history)  # the whole file, each fit
+    atomic_write_bytes(out / "history.jsonl", lines.encode())
     report = {
         "parent": str(model),
         "preset": preset.name,
@@ -583,7 +656,7 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
     if settings.eval_games:
         report["strength"] = _measure(out / "model.pt", model, settings, echo)
         save_model(out / "model.pt", preset, network, {**new_card, "refine": report})
-    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    atomic_write_bytes(out / "report.json", (json.dumps(report, indent=2) + "\n").encode())
     return report
 
 
@@ -596,6 +669,64 @@ def _measure(new: Path, parent: str, settings: RefineSettings, echo) -> dict:
         echo(text)
         figures[name] = summary
     return figures
+
+
+def load_positions(path: Path, settings: RefineSettings) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(boards (N, 30) int8, groups (D, K) int32 or None)`` from ``positions.npz``
+    as ``refine`` wrote it for ``settings`` (module docstring); FormatError
+    naming the file when it cannot be read or holds anything else: other
+    arrays, shapes or types, another count than ``settings.positions``, a board
+    that cannot occur, decisions of other than ``settings.candidates`` plays or
+    naming rows outside ``boards``, or with none."""
+    from tdgammon.engine.rules.board import BOARD_SIZE, validate
+    from tdgammon.engine.rules.errors import InvalidBoardError
+
+    redo = "delete it to sample the positions again"
+    try:
+        saved = np.load(path, allow_pickle=False)
+        if isinstance(saved, np.lib.npyio.NpzFile):
+            with saved:
+                arrays = {name: saved[name] for name in saved.files}
+    except Exception as error:  # any unreadable file: zip, header, pickle or short-data errors
+        raise FormatError(f"{path}: not a positions file ({_reason(error)}); {redo}") from None
+    if not isinstance(saved, np.lib.npyio.NpzFile):
+        raise FormatError(f"{path}: a single array, not a positions file (.npz); {redo}")
+    if "boards" not in arrays or not set(arrays) <= {"boards", "groups"}:
+        raise FormatError(f"{path}: holds {sorted(arrays)}, not boards (and groups); {redo}")
+    boards, groups = arrays["boards"], arrays.get("groups")
+    if boards.dtype.kind not in "iu" or boards.ndim != 2 or boards.shape[1] != BOARD_SIZE:
+        raise FormatError(
+            f"{path}: boards are {boards.dtype} of shape {boards.shape}, not "
+            f"(N, {BOARD_SIZE}) int8; {redo}"
+        )
+    if len(boards) != settings.positions:
+        raise FormatError(
+            f"{path}: {len(boards)} positions, refine.json says {settings.positions}; {redo}"
+        )
+    try:
+        validate(boards)
+    except InvalidBoardError as error:
+        raise FormatError(f"{path}: an impossible board: {error}; {redo}") from None
+    if groups is None:
+        return boards.astype(np.int8), None
+    plays = settings.candidates
+    if not plays:
+        raise FormatError(f"{path}: holds decisions (groups), this run no --candidates; {redo}")
+    if (
+        groups.dtype.kind not in "iu"
+        or groups.ndim != 2
+        or groups.shape[1] != plays
+        or groups.size == 0
+    ):
+        raise FormatError(
+            f"{path}: groups are {groups.dtype} of shape {groups.shape}, not decisions "
+            f"(D, {plays}) int32 of the --candidates {plays} plays; {redo}"
+        )
+    if ((groups < -1) | (groups >= len(boards))).any():
+        raise FormatError(f"{path}: groups name rows outside the {len(boards)} boards; {redo}")
+    if not (groups >= 0).any(axis=1).all():
+        raise FormatError(f"{path}: a decision in groups with no play; {redo}")
+    return boards.astype(np.int8), groups.astype(np.int32)
 
 
 def _save_npz(path: Path, **arrays) -> None:
@@ -635,7 +766,9 @@ def _check_same_run(out: Path, model: str, settings: RefineSettings) -> None:
                 f"{out} holds a refinement of other data ({saved}); use another --out folder"
             )
     else:
-        path.write_text(json.dumps(record) + "\n")
+        from tdgammon.models.atomic import atomic_write_bytes
+
+        atomic_write_bytes(path, (json.dumps(record) + "\n").encode())
 
 
 # ----------------------------------------------------------------------------- CLI
