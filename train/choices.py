@@ -152,11 +152,7 @@ def compare_choices(
         "judge": referee.name,
         "seed": seed,
         "positions": len(boards),
-        **_stats(gain[unforced], differ[unforced]),
-        "classes": {
-            name: _stats(gain[unforced & (classes == name)], differ[unforced & (classes == name)])
-            for name in ("contact", "crashed", "race")
-        },
+        **class_summary(gain, differ, unforced, classes),
     }
     return summary, _text(summary)
 
@@ -189,7 +185,23 @@ def _unforced(moves, count: int) -> np.ndarray:
     return moves.counts(count) >= 2
 
 
-def _stats(gain: np.ndarray, differ: np.ndarray) -> dict:
+def class_summary(gain, differ, unforced, classes) -> dict:
+    """``summary_stats`` of the unforced decisions, and under ``"classes"`` of those of
+    each position class. gain, differ, unforced: ``judged_gains``; classes: ``(N,)``
+    class names (``tdgammon.engine.cube.benchmark.phase``)."""
+
+    def of(rows: np.ndarray) -> dict:
+        return summary_stats(gain[unforced & rows], differ[unforced & rows])
+
+    return {
+        **of(np.ones(len(gain), dtype=bool)),
+        "classes": {name: of(classes == name) for name in ("contact", "crashed", "race")},
+    }
+
+
+def summary_stats(gain: np.ndarray, differ: np.ndarray) -> dict:
+    """``{"decisions", "gain", "ci95", "differ"}`` of per-decision gains (``judged_gains``):
+    their count, mean and 95% interval half-width, and the share chosen differently."""
     n = len(gain)
     if n == 0:
         return {"decisions": 0, "gain": None, "ci95": None, "differ": None}

@@ -1,0 +1,128 @@
+"""Per-decision strength of two ways to use a second network beside the shipped one.
+
+Usage:
+    python scripts/search_variants.py ensemble SECOND.pt --plies 0|1
+    python scripts/search_variants.py decoupled SECOND.pt
+
+Both are measured like ``tdgammon bench choices`` (``tdgammon.train.choices``):
+the 6,000 decisions of ``--seed`` (default 2) sampled from the shipped network's
+self-play, the shipped network at the same depth as the baseline player, GNU
+Backgammon's 2-ply as the judge (``pip install -e '.[gnubg]'``; a benchmark only).
+
+- ``ensemble``: the contact network's probabilities are the mean of the shipped
+  network's and SECOND's (races still go to the shipped race evaluator).
+- ``decoupled``: a 1-ply search whose opponent replies are chosen by one network
+  and valued by the other, both ways, averaged. A 1-ply value averages the best
+  reply of each roll, and the maximum of noisy values is biased towards the
+  replier by the noise the choice picks out; a reply chosen by one network and
+  valued by another does not carry that bias when their errors are independent.
+
+Prints one JSON line: gain per unforced decision (equity, 95% interval), the
+share of decisions chosen differently, and the gain per position class.
+docs/training.md, "Session 13", has the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+import torch
+
+from tdgammon.engine.cube.benchmark import phase
+from tdgammon.engine.evaluation import search as search_module
+from tdgammon.engine.evaluation.evaluator import (
+    NetworkEvaluator,
+    default_evaluator,
+    load_evaluator,
+)
+from tdgammon.engine.evaluation.search import Search
+from tdgammon.engine.players.factory import network_player
+from tdgammon.train.choices import Judge, class_summary, decision_sample, judged_gains
+
+
+class EnsembleEvaluator(NetworkEvaluator):
+    """The first evaluator with its contact network's output replaced by the mean of
+    every member's contact network (``(B, 5) float32`` as the network gives it)."""
+
+    def __init__(self, members: list[NetworkEvaluator]) -> None:
+        first = members[0]
+        super().__init__(first.network, first.preset, "ensemble", first.variant, first.race)
+        self.members = members
+
+    def _network_probabilities(self, boards: np.ndarray) -> np.ndarray:
+        outputs = [member._network_probabilities(boards) for member in self.members]
+        return np.mean(outputs, axis=0).astype(np.float32)
+
+
+class DecoupledSearch(Search):
+    """1-ply search (module docstring): ``_expand`` at one ply chooses each roll's
+    reply with one network and values it with the other, both ways, averaged."""
+
+    def __init__(self, first: NetworkEvaluator, second: NetworkEvaluator) -> None:
+        super().__init__(first)
+        self.second = Search(second)
+
+    def _expand(self, boards: np.ndarray, plies: int) -> np.ndarray:
+        if plies != 1:
+            raise ValueError("the decoupled search is 1-ply only")
+        count = len(boards)
+        rolls = search_module.N_ROLLS
+        moves = search_module.generate_moves(
+            np.repeat(boards, rolls, axis=0), np.tile(search_module.ALL_ROLLS, (count, 1))
+        )
+        first = self.play_probabilities(moves.boards, 0, moves.extra_roll)
+        second = self.second.play_probabilities(moves.boards, 0, moves.extra_roll)
+        pairs = count * rolls
+        by_first = search_module.best_rows(self.score(first), moves.parents, pairs)
+        by_second = search_module.best_rows(self.score(second), moves.parents, pairs)
+        chosen = (0.5 * (second[by_first] + first[by_second])).reshape(count, rolls, -1)
+        weights = search_module.ROLL_WEIGHTS.astype(np.float32)
+        return np.einsum("nrk,r->nk", chosen, weights).astype(np.float32)
+
+
+class SearchPlayer:
+    """Agent protocol: the best play of each position by ``search`` at ``plies``."""
+
+    def __init__(self, search: Search, plies: int, name: str) -> None:
+        self.search, self.plies, self.name = search, plies, name
+
+    def choose_plays(self, boards, dice, moves) -> np.ndarray:
+        return self.search.choose_rows(moves, len(boards), self.plies)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("kind", choices=("ensemble", "decoupled"))
+    parser.add_argument("second", help="the second model file")
+    parser.add_argument("--plies", type=int, default=1, help="depth of both players (ensemble)")
+    parser.add_argument("--sample", type=int, default=6000)
+    parser.add_argument("--seed", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    started = time.time()
+    shipped, second = default_evaluator(), load_evaluator(args.second)
+    if args.kind == "ensemble":
+        plies = args.plies
+        player = SearchPlayer(Search(EnsembleEvaluator([shipped, second])), plies, "ensemble")
+    else:
+        plies = 1
+        player = SearchPlayer(DecoupledSearch(shipped, second), 1, "decoupled")
+    baseline = network_player(default_evaluator(), plies)
+    boards, dice = decision_sample(args.sample, args.seed, default_evaluator())
+    gain, differ, unforced = judged_gains(player, baseline, Judge("gnubg:2"), boards, dice)
+    classes = np.array([phase(board) for board in boards])
+    report = {
+        "kind": args.kind,
+        "second": args.second,
+        "plies": plies,
+        **class_summary(gain, differ, unforced, classes),
+        "seconds": round(time.time() - started),
+    }
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
