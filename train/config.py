@@ -6,7 +6,9 @@ overrides only what differs; ``--set section.field=value`` overrides anything
 (the value is parsed as TOML, falling back to a plain string). Unknown
 sections or fields are errors naming the key. ``validate`` checks every value
 in one place: each numeric setting against its ``LIMITS`` entry (finite, in
-range), the names against their choices.
+range), the names against their choices. A config saved with a checkpoint
+(``config_from_dict``) must hold every section and setting but the few added
+since the first checkpoints (``ADDED_SETTINGS``).
 """
 
 from __future__ import annotations
@@ -130,28 +132,31 @@ def config_to_dict(config: Config) -> dict[str, dict[str, Any]]:
 def _check_type(key: str, default: Any, value: Any) -> Any:
     if isinstance(default, bool):
         if not isinstance(value, bool):
-            raise ConfigError(f"{key} must be true or false, got {_shown(value)}")
+            raise ConfigError(f"{key} must be true or false, got {shown(value)}")
         return value
     if isinstance(default, int):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{key} must be an integer, got {_shown(value)}")
+            raise ConfigError(f"{key} must be an integer, got {shown(value)}")
         return value
     if isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ConfigError(f"{key} must be a number, got {_shown(value)}")
+            raise ConfigError(f"{key} must be a number, got {shown(value)}")
         try:
             return float(value)
         except OverflowError:  # an integer beyond any float
-            raise ConfigError(f"{key} is out of range, got {_shown(value)}") from None
+            raise ConfigError(f"{key} is out of range, got {shown(value)}") from None
     if isinstance(default, str):
         if not isinstance(value, str):
-            raise ConfigError(f"{key} must be a string, got {_shown(value)}")
+            raise ConfigError(f"{key} must be a string, got {shown(value)}")
         return value
     raise ConfigError(f"{key}: unsupported setting type")
 
 
-def apply_dict(config: Config, data: dict, source: str) -> Config:
-    """Override fields of ``config`` with ``{section: {field: value}}`` from ``source``."""
+def apply_dict(config: Config, data: dict, source: str, named: bool = True) -> Config:
+    """Override fields of ``config`` with ``{section: {field: value}}`` from ``source``.
+
+    named: a bad value's message starts with ``source: `` (a file); an override's
+    (``--set section.field=value``) starts with its key, which names it already."""
     sections = {f.name: f for f in fields(Config)}
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: not a table of sections")
@@ -170,7 +175,10 @@ def apply_dict(config: Config, data: dict, source: str) -> Config:
                 raise ConfigError(
                     f"{source}: unknown setting {section}.{key}; known: {', '.join(sorted(known))}"
                 )
-            changes[key] = _check_type(f"{section}.{key}", getattr(current, key), value)
+            try:
+                changes[key] = _check_type(f"{section}.{key}", getattr(current, key), value)
+            except ConfigError as error:
+                raise ConfigError(f"{source}: {error}" if named else str(error)) from None
         config = replace(config, **{section: replace(current, **changes)})
     return config
 
@@ -218,13 +226,39 @@ def load_config(path: str | Path | None = None, overrides: list[str] = ()) -> Co
 
 def apply_overrides(config: Config, overrides: list[str]) -> Config:
     for text in overrides:
-        config = apply_dict(config, parse_override(text), f"--set {text}")
+        config = apply_dict(config, parse_override(text), f"--set {text}", named=False)
     validate(config)
     return config
 
 
+ADDED_SETTINGS = ("model.variant", "selfplay.workers", "selfplay.race_model")
+"""Settings added after the first checkpoints were written: a saved config without one
+keeps its default, which is what every run did before the setting existed."""
+
+
 def config_from_dict(data: dict, source: str) -> Config:
-    return apply_dict(Config(), data, source)
+    """The config saved with a checkpoint (``config_to_dict``, ``{section: {field:
+    value}}``): every section and every setting but ``ADDED_SETTINGS`` must be there
+    (a missing one is damage, not a default); ConfigError naming ``source`` otherwise."""
+    config = apply_dict(Config(), data, source)
+    missing = _missing_settings(data)
+    if missing:
+        more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+        raise ConfigError(f"{source}: missing {', '.join(missing[:4])}{more}")
+    return config
+
+
+def _missing_settings(data: dict) -> list[str]:
+    """What a saved config ``data`` lacks: ``[section]`` for a whole section,
+    ``section.field`` for a setting (not counting ``ADDED_SETTINGS``)."""
+    missing = []
+    for section, defaults in config_to_dict(Config()).items():
+        if section not in data:
+            missing.append(f"[{section}]")
+            continue
+        keys = (f"{section}.{key}" for key in defaults if key not in data[section])
+        missing.extend(key for key in keys if key not in ADDED_SETTINGS)
+    return missing
 
 
 MAX_INTEGER = 2**63 - 1
@@ -278,7 +312,7 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """``repr(value)`` cut to a readable length for messages."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -328,7 +362,7 @@ def validate(config: Config) -> None:
         value = get_setting(config, key)
         if not limit.allows(value):
             kind = limit.describe(isinstance(value, float))
-            raise ConfigError(f"{key} must be {kind}, got {_shown(value)}")
+            raise ConfigError(f"{key} must be {kind}, got {shown(value)}")
     checks = [
         (config.model.variant in VARIANTS, f"model.variant must be one of {sorted(VARIANTS)}"),
         (config.model.preset in PRESETS, f"model.preset must be one of {sorted(PRESETS)}"),

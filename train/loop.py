@@ -6,7 +6,9 @@ hold ``td.update_positions`` positions; turn them into lambda-return targets
 cycles (never inside one) the loop may evaluate, write a checkpoint or stop,
 so a checkpoint always sits on a cycle boundary and ``--resume`` continues
 exactly: the in-flight games, the optimizer, the counters and both random
-generators are restored.
+generators are restored, each checked first (``Trainer._restore``): a part that
+does not fit this run is a ModelFileError naming the file and the entry, never a
+crash or a run from the wrong state.
 
 Files in ``run.run_dir``: ``checkpoint.pt`` (latest, for ``--resume``),
 ``best.pt`` (model file of the best network by ppg against pubeval; for the
@@ -32,7 +34,7 @@ import signal
 import sys
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -52,15 +54,17 @@ from tdgammon.models.network import (
 )
 from tdgammon.train.checkpoint import git_commit, load_checkpoint, save_checkpoint, to_arrays
 from tdgammon.train.config import (
+    MAX_INTEGER,
     Config,
     ConfigError,
     apply_overrides,
     config_from_dict,
     config_to_dict,
     get_setting,
+    shown,
     to_toml,
 )
-from tdgammon.train.selfplay import SelfPlay, race_evaluator
+from tdgammon.train.selfplay import SelfPlay, SelfPlayStateError, race_evaluator
 
 CHECKPOINT_NAME = "checkpoint.pt"
 BEST_NAME = "best.pt"
@@ -88,6 +92,97 @@ class Counters:
     """``games`` at the last evaluation."""
 
 
+def _is_number(value) -> bool:
+    """A finite int or float (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return isinstance(value, int) or math.isfinite(value)
+
+
+def _counters_from(saved: dict, where: str) -> Counters:
+    """The ``counters`` table of a checkpoint: every field of ``Counters``, the counts
+    whole numbers from 0 to 2**63 - 1, ``seconds`` a finite number >= 0, the last
+    evaluation at or before ``games``; ModelFileError naming the file otherwise."""
+    names = [f.name for f in fields(Counters)]
+    unknown = [key for key in saved if key not in names]
+    if unknown:
+        raise ModelFileError(f"{where}: unknown counter counters.{unknown[0]}")
+    missing = [key for key in names if key not in saved]
+    if missing:
+        raise ModelFileError(f"{where}: counters.{missing[0]} is missing")
+    for f in fields(Counters):
+        value = saved[f.name]
+        if isinstance(f.default, float):
+            fits, kind = _is_number(value) and value >= 0, "a finite number >= 0"
+        else:
+            fits = _is_number(value) and isinstance(value, int) and 0 <= value <= MAX_INTEGER
+            kind = "a whole number from 0 to 2**63 - 1"
+        if not fits:
+            raise ModelFileError(f"{where}: counters.{f.name} must be {kind}, got {shown(value)}")
+    counters = Counters(**saved)
+    if counters.last_eval_games > counters.games:
+        raise ModelFileError(
+            f"{where}: counters.last_eval_games ({counters.last_eval_games}) is past "
+            f"counters.games ({counters.games})"
+        )
+    return counters
+
+
+def _group_params(groups) -> list | None:
+    """The ``params`` (parameter indexes) of each group of a saved optimizer's
+    ``param_groups``; None when that is not a list of tables."""
+    if not isinstance(groups, list) or not all(isinstance(group, dict) for group in groups):
+        return None
+    return [group.get("params") for group in groups]
+
+
+NON_NEGATIVE_STATE = ("step", "exp_avg_sq", "max_exp_avg_sq")
+"""Optimizer state entries that are counts or running means of squares (Adam's)."""
+
+
+def _check_optimizer_state(state, layout: dict, names: list[str], where: str) -> dict:
+    """``state`` of a saved optimizer state dict, ``{index: {entry: tensor}}``: empty (no
+    step taken yet) or, for every parameter, exactly the entries of ``layout``
+    (``Trainer._optimizer_layout``) with their shapes and dtypes, finite (and >= 0 for
+    ``NON_NEGATIVE_STATE``); ModelFileError naming the file, the entry and the
+    parameter (``names``: the network's, in order) otherwise. Returns ``state``."""
+    if not isinstance(state, dict):
+        raise ModelFileError(f"{where}: optimizer.state must be a table, got {shown(state)}")
+    if state and set(state) != set(layout):
+        raise ModelFileError(
+            f"{where}: optimizer.state holds parameters {sorted(map(str, state))}, the "
+            f"optimizer keeps {sorted(map(str, layout)) or 'none'}"
+        )
+    for index, entries in state.items():
+        want = layout[index]
+        if not isinstance(entries, dict) or set(entries) != set(want):
+            held = sorted(map(str, entries)) if isinstance(entries, dict) else shown(entries)
+            raise ModelFileError(
+                f"{where}: optimizer.state[{index}] (parameter {names[index]}) holds {held}, "
+                f"the optimizer keeps {sorted(want)}"
+            )
+        for key, value in entries.items():
+            label = f"optimizer.state[{index}].{key} (parameter {names[index]})"
+            _check_state_tensor(label, value, want[key], key in NON_NEGATIVE_STATE, where)
+    return state
+
+
+def _check_state_tensor(
+    label: str, value, like: torch.Tensor, non_negative: bool, where: str
+) -> None:
+    """ModelFileError naming ``label`` unless ``value`` is a tensor of ``like``'s shape
+    and dtype, finite (and >= 0 if ``non_negative``)."""
+    expected = f"a {tuple(like.shape)} {like.dtype} tensor"
+    if not isinstance(value, torch.Tensor):
+        raise ModelFileError(f"{where}: {label} must be {expected}, got {shown(value)}")
+    if value.shape != like.shape or value.dtype != like.dtype:
+        got = f"{tuple(value.shape)} {value.dtype}"
+        raise ModelFileError(f"{where}: {label} must be {expected}, got {got}")
+    if not torch.isfinite(value).all() or (non_negative and (value < 0).any()):
+        kind = "finite numbers >= 0" if non_negative else "finite numbers"
+        raise ModelFileError(f"{where}: {label} must hold {kind}")
+
+
 class Trainer:
     """Owns the network, optimizer, self-play state and run folder of one run."""
 
@@ -104,7 +199,7 @@ class Trainer:
                     f"for {self.preset.name!r}"
                 )
             self.network.load_state_dict(network.state_dict())
-        self.optimizer = self._make_optimizer()
+        self.optimizer = self._make_optimizer(self.network.parameters())
         self.rng = np.random.default_rng(config.selfplay.seed)
         torch.manual_seed(config.selfplay.seed)
         self.variant = config.model.variant
@@ -127,11 +222,12 @@ class Trainer:
             self._restore(resume_from)
         self._writer = None
 
-    def _make_optimizer(self) -> torch.optim.Optimizer:
+    def _make_optimizer(self, parameters) -> torch.optim.Optimizer:
+        """The optimizer of ``td.optimizer`` over ``parameters`` (an iterable of tensors)."""
         td = self.config.td
         if td.optimizer == "sgd":
-            return torch.optim.SGD(self.network.parameters(), lr=td.learning_rate)
-        return torch.optim.Adam(self.network.parameters(), lr=td.learning_rate)
+            return torch.optim.SGD(parameters, lr=td.learning_rate)
+        return torch.optim.Adam(parameters, lr=td.learning_rate)
 
     def learning_rate(self) -> float:
         td = self.config.td
@@ -143,6 +239,8 @@ class Trainer:
     # ------------------------------------------------------------ state
 
     def _restore(self, data: dict) -> None:
+        """Everything of a checkpoint (``load_checkpoint``); ModelFileError naming the
+        file and the entry when a part of it does not fit this run."""
         where = str(self.run_dir / CHECKPOINT_NAME)
         preset, network = network_from_record(data["model"], where)
         if preset.name != self.preset.name or preset.hidden != self.preset.hidden:
@@ -152,27 +250,64 @@ class Trainer:
             )
         self.network.load_state_dict(network.state_dict())
         self.network.train()
+        self._restore_optimizer(data["optimizer"], where)
+        self.counters = _counters_from(data["counters"], where)
+        self._restore_random(data["random"], where)
         try:
-            self._restore_state(data)
-        except (KeyError, TypeError, ValueError, RuntimeError) as error:
-            raise ModelFileError(
-                f"{where}: the saved training state does not fit ({type(error).__name__}: {error})"
-            ) from None
-        self._restore_best(data.get("best") or {}, where)
-
-    def _restore_state(self, data: dict) -> None:
-        """Optimizer, counters, both random generators and the games in flight."""
-        self.optimizer.load_state_dict(data["optimizer"])
-        self.counters = Counters(**data["counters"])
-        self.rng.bit_generator.state = json.loads(data["random"]["numpy"])
-        torch.random.set_rng_state(data["random"]["torch"])
-        self.selfplay.load_state(to_arrays(data["selfplay"]))
+            self.selfplay.load_state(to_arrays(data["selfplay"]))
+        except SelfPlayStateError as error:
+            raise ModelFileError(f"{where}: {error}") from None
         self.selfplay.rng = self.rng
+        self._restore_best(data.get("best", {}), where)
+
+    def _restore_optimizer(self, saved: dict, where: str) -> None:
+        """The optimizer's state per parameter (Adam's step and moments) from a
+        checkpoint's ``optimizer`` table, checked against ``_optimizer_layout``. Its
+        settings (betas, eps, ...) are this run's own: only ``td.optimizer`` and the
+        learning rate (set by ``update``) configure them."""
+        own = self.optimizer.state_dict()["param_groups"]
+        if _group_params(saved.get("param_groups")) != [group["params"] for group in own]:
+            raise ModelFileError(
+                f"{where}: optimizer.param_groups do not list the network's "
+                f"{len(own[0]['params'])} parameters"
+            )
+        names = [name for name, _ in self.network.named_parameters()]
+        state = _check_optimizer_state(saved.get("state"), self._optimizer_layout(), names, where)
+        self.optimizer.load_state_dict({"state": state, "param_groups": own})
+
+    def _optimizer_layout(self) -> dict:
+        """``{index: {entry: tensor}}``: what a ``td.optimizer`` optimizer keeps per
+        parameter once it has stepped (entries, shapes, dtypes), from one step on zero
+        gradients of zero copies of the parameters."""
+        copies = [torch.zeros_like(p, requires_grad=True) for p in self.network.parameters()]
+        probe = self._make_optimizer(copies)
+        for copy in copies:
+            copy.grad = torch.zeros_like(copy)
+        probe.step()
+        return probe.state_dict()["state"]
+
+    def _restore_random(self, saved: dict, where: str) -> None:
+        """Both random generators: numpy's (JSON text of its state) and torch's."""
+        try:
+            self.rng.bit_generator.state = json.loads(saved["numpy"])
+            torch.random.set_rng_state(saved["torch"])
+        except (KeyError, TypeError, ValueError, OverflowError, RuntimeError) as error:
+            raise ModelFileError(
+                f"{where}: the saved random generator state is unusable "
+                f"({type(error).__name__}: {error})"
+            ) from None
 
     def _restore_best(self, best: dict, where: str) -> None:
         """best.pt's ppg and record as of the checkpoint; a version 1 checkpoint holds
         no record, and best.pt (if any) is then taken as it is."""
-        self.best_ppg = best.get("ppg_vs_pubeval")
+        if not isinstance(best, dict):
+            raise ModelFileError(f"{where}: the best section must be a table, got {shown(best)}")
+        ppg = best.get("ppg_vs_pubeval")
+        if ppg is not None and not _is_number(ppg):
+            raise ModelFileError(
+                f"{where}: best.ppg_vs_pubeval must be a finite number or None, got {shown(ppg)}"
+            )
+        self.best_ppg = ppg
         path = self.run_dir / BEST_NAME
         if "model" in best:
             self.best_record = best["model"]

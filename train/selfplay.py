@@ -57,11 +57,22 @@ from tdgammon.engine.evaluation.evaluator import NetworkEvaluator
 from tdgammon.engine.flow.batch import play_ply
 from tdgammon.engine.flow.random_play import pick_random_children
 from tdgammon.engine.movegen.vectorized import best_rows
-from tdgammon.engine.rules.board import has_contact
+from tdgammon.engine.rules.board import (
+    BOARD_SIZE,
+    MOVER_BAR,
+    MOVER_HAND,
+    MOVER_OFF,
+    OPPONENT_BAR,
+    OPPONENT_HAND,
+    OPPONENT_OFF,
+    has_contact,
+)
 from tdgammon.engine.rules.dice import roll_dice
+from tdgammon.engine.rules.errors import TdgammonError
 from tdgammon.engine.rules.outcome import variant_equity
 from tdgammon.engine.rules.outputs import N_OUTPUTS, invert
 from tdgammon.engine.rules.variants import Variant, get_variant
+from tdgammon.train.config import shown
 
 MAX_PLIES = 10000
 """A self-play game longer than this is a bug."""
@@ -234,25 +245,211 @@ class SelfPlay:
         }
 
     def load_state(self, state: dict) -> None:
-        self.boards = np.asarray(state["boards"]).astype(np.int8)
-        self.plies = np.asarray(state["plies"]).astype(np.int64)
-        self.games = len(self.boards)
-        size = max(128, int(2 ** np.ceil(np.log2(max(1, self.plies.max() + 1)))))
-        self.history_boards = np.zeros((self.games, size, 30), dtype=np.int8)
+        """Continue the games of a ``state()``; SelfPlayStateError naming the entry when
+        it is not the state of ``self.games`` games of this variant (shapes, dtypes,
+        positions, probabilities, counts). Nothing changes when it is refused.
+        ``history_same`` / ``finished_same`` are absent from states written before
+        variants: no extra rolls then."""
+        if not isinstance(state, dict):
+            raise SelfPlayStateError("selfplay must be a table of arrays")
+        checkers = self.variant.checkers
+        name = "selfplay.boards"
+        boards = _array(_entry(state, "boards"), name, INTEGERS, (self.games, BOARD_SIZE))
+        _check_positions(name, boards, checkers)
+        plies = _array(_entry(state, "plies"), "selfplay.plies", INTEGERS, (self.games,))
+        _check_plies(plies)
+        history_boards, history_values, history_same = _history(state, plies, checkers)
+        finished_boards, finished_values, finished_same = _finished_games(state, checkers)
+        games_finished = _count(state, "games_finished")
+        plies_played = _count(state, "plies_played")
+
+        self.boards = boards.astype(np.int8)
+        self.plies = plies.astype(np.int64)
+        size = max(128, int(2 ** np.ceil(np.log2(int(self.plies.max()) + 1))))
+        self.history_boards = np.zeros((self.games, size, BOARD_SIZE), dtype=np.int8)
         self.history_values = np.zeros((self.games, size, N_OUTPUTS), dtype=np.float32)
-        hb = np.asarray(state["history_boards"])
-        hv = np.asarray(state["history_values"])
         self.history_same = np.zeros((self.games, size), dtype=bool)
-        self.history_boards[:, : hb.shape[1]] = hb
-        self.history_values[:, : hv.shape[1]] = hv
-        if "history_same" in state:  # absent in checkpoints written before variants
-            hs = np.asarray(state["history_same"]).astype(bool)
-            self.history_same[:, : hs.shape[1]] = hs
-        self.finished_boards = [np.asarray(b).astype(np.int8) for b in state["finished_boards"]]
-        self.finished_values = [np.asarray(v).astype(np.float32) for v in state["finished_values"]]
-        self.finished_same = [
-            np.asarray(s).astype(bool) for s in state.get("finished_same", [])
-        ] or [np.zeros(len(b), dtype=bool) for b in self.finished_boards]
+        longest = history_boards.shape[1]
+        self.history_boards[:, :longest] = history_boards
+        self.history_values[:, :longest] = history_values
+        self.history_same[:, :longest] = history_same
+        self.finished_boards = [b.astype(np.int8) for b in finished_boards]
+        self.finished_values = [v.astype(np.float32) for v in finished_values]
+        self.finished_same = [f.astype(bool) for f in finished_same]
         self.finished_positions = sum(len(b) for b in self.finished_boards)
-        self.games_finished = int(state["games_finished"])
-        self.plies_played = int(state["plies_played"])
+        self.games_finished = games_finished
+        self.plies_played = plies_played
+
+
+# ------------------------------------------------------------ checking a saved state
+
+
+class SelfPlayStateError(TdgammonError):
+    """A saved self-play state (``SelfPlay.state``) that cannot be continued; the
+    message names the entry (``selfplay.history_boards``) and what is wrong with it."""
+
+
+INTEGERS = "iu"
+FLOATS = "f"
+FLAGS = "b"
+"""numpy ``dtype.kind`` letters of the saved arrays: boards and plies, probabilities,
+the extra-roll flags."""
+KIND_NAMES = {INTEGERS: "integers", FLOATS: "floats", FLAGS: "booleans"}
+MOVER_SLOTS = [MOVER_OFF, MOVER_BAR, MOVER_HAND]
+OPPONENT_SLOTS = [OPPONENT_OFF, OPPONENT_BAR, OPPONENT_HAND]
+
+
+def _entry(state: dict, key: str):
+    """``state[key]``; SelfPlayStateError naming ``selfplay.<key>`` when it is missing."""
+    if key not in state:
+        raise SelfPlayStateError(f"selfplay.{key} is missing")
+    return state[key]
+
+
+def _array(value, name: str, kind: str, shape: tuple) -> np.ndarray:
+    """``value`` as an array of dtype kind ``kind`` and shape ``shape`` (None: any
+    length); SelfPlayStateError naming ``name`` otherwise."""
+    try:
+        array = np.asarray(value)
+    except ValueError:  # a ragged list
+        raise SelfPlayStateError(f"{name} is not an array") from None
+    if array.dtype.kind not in kind:
+        raise SelfPlayStateError(f"{name} must hold {KIND_NAMES[kind]}, got {array.dtype}")
+    fits = array.ndim == len(shape) and all(
+        want is None or got == want for got, want in zip(array.shape, shape, strict=False)
+    )
+    if not fits:
+        wanted = ", ".join("n" if want is None else str(want) for want in shape)
+        raise SelfPlayStateError(f"{name} must have shape ({wanted}), got {array.shape}")
+    return array
+
+
+def _at(bad: np.ndarray) -> tuple[int, ...]:
+    """The index of the first True of ``bad``."""
+    return tuple(int(i) for i in np.argwhere(bad)[0])
+
+
+def _check_positions(
+    name: str, boards: np.ndarray, checkers: int, played: np.ndarray | None = None
+) -> None:
+    """SelfPlayStateError unless every board of ``boards`` ``(..., 30)`` ints (mover's
+    view) where ``played`` ``(...) bool`` (default: all) is a position of a game in
+    progress: mover slots >= 0, opponent slots <= 0, ``checkers`` a side, neither side
+    with all of them borne off. The message names the first bad board, ``name[i, j]``."""
+    b = boards.astype(np.int64)
+    mover = np.where(b > 0, b, 0).sum(axis=-1)
+    opponent = np.where(b < 0, -b, 0).sum(axis=-1)
+    checks = [
+        (
+            (b[..., MOVER_SLOTS] < 0).any(axis=-1),
+            lambda at: "opponent checkers on the mover's off tray, bar or hand",
+        ),
+        (
+            (b[..., OPPONENT_SLOTS] > 0).any(axis=-1),
+            lambda at: "mover checkers on the opponent's off tray, bar or hand",
+        ),
+        (mover != checkers, lambda at: f"the mover has {mover[at]} checkers, not {checkers}"),
+        (
+            opponent != checkers,
+            lambda at: f"the opponent has {opponent[at]} checkers, not {checkers}",
+        ),
+        (
+            (b[..., MOVER_OFF] == checkers) | (b[..., OPPONENT_OFF] == -checkers),
+            lambda at: "a finished game (a side has borne off every checker)",
+        ),
+    ]
+    for bad, describe in checks:
+        bad = bad if played is None else bad & played
+        if bad.any():
+            at = _at(bad)
+            raise SelfPlayStateError(f"{name}{list(at)}: {describe(at)}")
+
+
+def _check_probabilities(name: str, values: np.ndarray, played: np.ndarray | None = None) -> None:
+    """SelfPlayStateError unless every row of ``values`` ``(..., 5)`` floats where
+    ``played`` ``(...) bool`` (default: all) holds probabilities (finite, 0 to 1)."""
+    bad = ~((values >= 0.0) & (values <= 1.0)).all(axis=-1)  # NaN is bad too
+    if played is not None:
+        bad &= played
+    if bad.any():
+        raise SelfPlayStateError(f"{name}{list(_at(bad))}: not probabilities from 0 to 1")
+
+
+def _check_plies(plies: np.ndarray) -> None:
+    """Plies played of each game in flight ``(G,)``: 0 to MAX_PLIES."""
+    bad = (plies < 0) | (plies > MAX_PLIES)
+    if bad.any():
+        g = int(np.flatnonzero(bad)[0])
+        raise SelfPlayStateError(
+            f"selfplay.plies[{g}] must be from 0 to {MAX_PLIES}, got {int(plies[g])}"
+        )
+
+
+def _history(state: dict, plies: np.ndarray, checkers: int) -> tuple:
+    """The plies of the games in flight: boards ``(G, L, 30)``, values ``(G, L, 5)``
+    and extra-roll flags ``(G, L) bool``, ``L`` the longest game of ``plies`` ``(G,)``;
+    the rows past a game's plies are left overs of earlier games and unchecked."""
+    games, longest = len(plies), int(plies.max())
+    played = np.arange(longest)[None, :] < plies[:, None]
+    name = "selfplay.history_boards"
+    boards = _array(_entry(state, "history_boards"), name, INTEGERS, (games, longest, BOARD_SIZE))
+    _check_positions(name, boards, checkers, played)
+    name = "selfplay.history_values"
+    values = _array(_entry(state, "history_values"), name, FLOATS, (games, longest, N_OUTPUTS))
+    _check_probabilities(name, values, played)
+    same = np.zeros((games, longest), dtype=bool)
+    if "history_same" in state:
+        same = _array(state["history_same"], "selfplay.history_same", FLAGS, (games, longest))
+    return boards, values, same
+
+
+def _finished_games(state: dict, checkers: int) -> tuple[list, list, list]:
+    """The finished games not yet trained on: per game boards ``(n, 30)``, values
+    ``(n, 5)`` and extra-roll flags ``(n,) bool``, ``n >= 1`` its plies."""
+    boards = _list(state, "finished_boards")
+    values = _list(state, "finished_values", len(boards))
+    flags = [None] * len(boards)
+    if "finished_same" in state:
+        flags = _list(state, "finished_same", len(boards))
+    games = [
+        _finished_game(g, *entries, checkers)
+        for g, entries in enumerate(zip(boards, values, flags, strict=True))
+    ]
+    return [g[0] for g in games], [g[1] for g in games], [g[2] for g in games]
+
+
+def _list(state: dict, key: str, count: int | None = None) -> list:
+    """``state[key]``: a list (of ``count`` entries, one per finished game, if given)."""
+    entries = _entry(state, key)
+    if not isinstance(entries, list | tuple):
+        raise SelfPlayStateError(f"selfplay.{key} must be a list of arrays")
+    if count is not None and len(entries) != count:
+        raise SelfPlayStateError(
+            f"selfplay.{key} holds {len(entries)} games, selfplay.finished_boards {count}"
+        )
+    return list(entries)
+
+
+def _finished_game(g: int, boards, values, flags, checkers: int) -> tuple:
+    """Finished game ``g``: its boards ``(n, 30)``, values ``(n, 5)`` and flags ``(n,)``
+    (``flags`` None: no extra rolls), checked."""
+    name = f"selfplay.finished_boards[{g}]"
+    boards = _array(boards, name, INTEGERS, (None, BOARD_SIZE))
+    plies = len(boards)
+    if plies == 0:
+        raise SelfPlayStateError(f"{name} holds no positions")
+    _check_positions(name, boards, checkers)
+    name = f"selfplay.finished_values[{g}]"
+    values = _array(values, name, FLOATS, (plies, N_OUTPUTS))
+    _check_probabilities(name, values)
+    if flags is None:
+        return boards, values, np.zeros(plies, dtype=bool)
+    return boards, values, _array(flags, f"selfplay.finished_same[{g}]", FLAGS, (plies,))
+
+
+def _count(state: dict, key: str) -> int:
+    """``state[key]``: a whole number >= 0."""
+    value = state.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise SelfPlayStateError(f"selfplay.{key} must be a whole number >= 0, got {shown(value)}")
+    return int(value)
