@@ -162,7 +162,7 @@ def test_real_network_through_model_option(capsys, tiny_model):
         (["hint", START, "--dice", "52", "--plies", "9"], "plies"),
         (["eval", "garbage"], "not an XGID"),
         (["cube", START, "--plies", "-1"], "plies"),
-        (["eval", START, "--model", "/nonexistent/model.pt"], "no such model"),
+        (["eval", START, "--model", "/nonexistent/model.pt"], "no such tdgammon model"),
         (["eval", START, "--model", "models/tdgammon-dutch.pt"], "trained for dutch"),
         (["hint", START, "--dice", "52", "--model", "models/tdgammon-dutch.pt"], "not standard"),
     ],

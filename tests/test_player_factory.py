@@ -83,7 +83,7 @@ def test_model_files(tiny_model, tmp_path):
     assert isinstance(searching, CubeAgent) and searching.name == "tiny-1ply"
     with pytest.raises(TdgammonError, match="a standard model cannot play dutch"):
         make_agent(str(tiny_model), variant="dutch")
-    with pytest.raises(ModelFileError, match="no such model"):
+    with pytest.raises(ModelFileError, match="no such tdgammon model"):
         make_agent(str(tmp_path / "absent.pt"))
 
 

@@ -27,6 +27,9 @@ def test_the_average_is_the_weighted_mean_of_the_weights(tmp_path):
     assert preset.name == "tiny"
     assert "race_model" not in card
     assert [s["games"] for s in card["averaged_from"]] == [10, 20]
+    _, huge, _ = average_models([a, b], [1.5e308, 0.5e308])  # their sum overflows a float
+    for key, value in huge.state_dict().items():
+        assert torch.allclose(value, 0.75 * first[key] + 0.25 * second[key], atol=1e-7)
     _, equal, _ = average_models([a, b])
     for key, value in equal.state_dict().items():
         assert torch.allclose(value, (first[key] + second[key]) / 2, atol=1e-7)

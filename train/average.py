@@ -48,7 +48,7 @@ def average_models(paths: list[Path], weights: list[float] | None = None):
     if (
         len(weights) != len(paths)
         or not all(math.isfinite(w) and w >= 0 for w in weights)
-        or sum(weights) <= 0
+        or max(weights) <= 0
     ):
         raise FormatError("--weights: one finite, non-negative weight per file, not all zero")
     loaded = [load_model(path) for path in paths]
@@ -65,12 +65,14 @@ def average_models(paths: list[Path], weights: list[float] | None = None):
                 f"{path}: trained for {other_card.get('variant') or 'standard'}, "
                 f"not {variant} as {paths[0]}"
             )
-    total = float(sum(weights))
+    top = max(weights)
+    shares = [w / top for w in weights]  # scaled first: a sum of huge weights overflows
+    total = sum(shares)
     states = [net.state_dict() for _, net, _ in loaded]
     mean = {
         key: sum(
-            w / total * state[key].to(torch.float64)
-            for w, state in zip(weights, states, strict=True)
+            share / total * state[key].to(torch.float64)
+            for share, state in zip(shares, states, strict=True)
         ).to(states[0][key].dtype)
         for key in states[0]
     }

@@ -13,6 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
+from tdgammon.engine.rules.dice import seed_argument
 from tdgammon.engine.rules.errors import FormatError
 
 
@@ -98,7 +99,10 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--games", type=int, default=1000, help="strength: games (even)")
     group.add_argument(
-        "--seed", type=int, default=1, help="strength: dice seed; choices: positions and rolls"
+        "--seed",
+        type=seed_argument,
+        default=1,
+        help="strength: dice seed; choices: positions and rolls",
     )
     group.add_argument(
         "--judge",

@@ -48,6 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tdgammon.engine.rules.dice import seed_argument
 from tdgammon.engine.rules.errors import FormatError, TdgammonError
 from tdgammon.train.cli import output_file
 
@@ -418,5 +419,5 @@ def register(commands, bench_targets: dict) -> None:
     cmd.add_argument("--check-games", type=int, default=defaults.check_games)
     cmd.add_argument("--hidden", type=int, default=defaults.hidden)
     cmd.add_argument("--learning-rate", type=float, default=defaults.learning_rate)
-    cmd.add_argument("--seed", type=int, default=defaults.seed)
+    cmd.add_argument("--seed", type=seed_argument, default=defaults.seed)
     cmd.set_defaults(run=cmd_train_race)

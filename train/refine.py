@@ -67,6 +67,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tdgammon.engine.rules.dice import seed_argument
 from tdgammon.engine.rules.errors import FormatError, TdgammonError
 from tdgammon.engine.rules.outputs import (
     LOSE_BACKGAMMON,
@@ -135,6 +136,10 @@ class RefineSettings:
             isinstance(self.fit_seed, bool) or not isinstance(self.fit_seed, int)
         ):
             raise FormatError(f"refine fit_seed must be a whole number, got {self.fit_seed!r}")
+        if self.rollout_trials:
+            from tdgammon.engine.evaluation.rollout import check_trials
+
+            check_trials(self.rollout_trials)
         if self.rollout_truncate and not self.rollout_trials:
             raise FormatError("refine rollout_truncate needs rollout_trials (rollout labels)")
         if self.candidates and self.phase == "race":
@@ -840,7 +845,7 @@ def register(commands, bench_targets: dict) -> None:
         "roll) instead of the positions self-play reaches (0)",
     )
     ref.add_argument("--exploration", type=float, default=defaults.exploration)
-    ref.add_argument("--seed", type=int, default=defaults.seed)
+    ref.add_argument("--seed", type=seed_argument, default=defaults.seed)
     ref.add_argument("--epochs", type=int, default=defaults.epochs)
     ref.add_argument(
         "--fit-seed",

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from tdgammon.engine.evaluation.search import MAX_PLIES
+from tdgammon.engine.players.duel import plus_minus
 from tdgammon.models import shipped_model
 from tdgammon.models.encoding import ENCODINGS
 from tdgammon.models.network import ModelFileError, load_model, read_torch_file, save_model
@@ -246,7 +247,8 @@ def ship(
     # The weights did not change: the figures measured above still hold for this file.
 
     rows = "\n".join(
-        f"| {opp} | {plies} | {s['games']:,} | **{s['ppg']:+.3f}** | +/- {s['ci95']:.3f} | "
+        f"| {opp} | {plies} | {s['games']:,} | **{s['ppg']:+.3f}** | "
+        f"{plus_minus(s['ci95'], '.3f')} | "
         f"{s['win_rate']:.1%} | {s['gammon_rate']:.1%} | {s['lose_gammon_rate']:.1%} |"
         for (opp, plies), s in results.items()
     )

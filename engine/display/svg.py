@@ -35,6 +35,7 @@ from xml.sax.saxutils import escape
 import numpy as np
 
 from tdgammon.engine.rules.board import MOVER_BAR, MOVER_OFF, OPPONENT_BAR, OPPONENT_OFF, pip_counts
+from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.position import CUBE_CENTRED, CUBE_MOVER, Position
 
 # ---------------------------------------------------------------- geometry (board units)
@@ -415,9 +416,25 @@ def board_svg(position, width: float | None = None) -> str:
 
 
 def save_svg(position, path: str | Path) -> Path:
-    """Write ``board_svg(position)`` to ``path``; returns the path."""
+    """Write ``board_svg(position)`` to ``path`` atomically; returns the path.
+
+    FormatError, nothing written, when ``path`` is a folder or an existing file that
+    is not an SVG picture (an earlier picture may be replaced, nothing else)."""
+    from tdgammon.models.atomic import atomic_write_bytes
+
     path = Path(path)
-    path.write_text(board_svg(position), encoding="utf-8")
+    if path.is_dir():
+        raise FormatError(f"{path} is a folder; give a file name such as board.svg")
+    if not path.parent.is_dir():
+        raise FormatError(f"cannot write {path}: no folder {path.parent}")
+    if path.exists():
+        with open(path, "rb") as existing:
+            head = existing.read(256).lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+        if not head.startswith((b"<svg", b"<?xml")):
+            raise FormatError(
+                f"{path} exists and is not an SVG picture; it is left as it is (give another name)"
+            )
+    atomic_write_bytes(path, board_svg(position).encode("utf-8"))
     return path
 
 

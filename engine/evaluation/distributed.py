@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from tdgammon.engine.evaluation.rollout import check_trials
 from tdgammon.engine.rules.errors import FormatError, TdgammonError
 
 
@@ -236,6 +237,7 @@ def split_trials(first: int, trials: int, chunk_trials: int) -> list[range]:
     ``chunk_trials`` (the last may be shorter)."""
     if chunk_trials < 1:
         raise TdgammonError("chunk_trials must be >= 1")
+    check_trials(trials)
     end = first + trials
     return [
         range(start, min(start + chunk_trials, end)) for start in range(first, end, chunk_trials)

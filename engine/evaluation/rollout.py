@@ -227,6 +227,20 @@ class RolloutSettings:
             raise TdgammonError(f"truncate must be >= 0 (0: play to the end), got {self.truncate}")
 
 
+MAX_TRIALS = 2**32
+"""Most trials one rollout may ask for: trial numbers above 2**44 would repeat
+dice (``trial_dice``), and 2**32 trials are years of work on any machine."""
+
+
+def check_trials(trials) -> int:
+    """``trials`` if it is a whole number 1..MAX_TRIALS; TdgammonError otherwise."""
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)):
+        raise TdgammonError(f"the number of trials must be a whole number, got {trials!r}")
+    if not 1 <= trials <= MAX_TRIALS:
+        raise TdgammonError(f"the number of trials must be 1 to 2**32, got {trials}")
+    return int(trials)
+
+
 DEFAULT_SETTINGS = RolloutSettings()
 """Seed 0, 0-ply, to the end, variance reduction, quasi-random dice."""
 
@@ -1043,8 +1057,7 @@ def iter_rollout(
     interrupted between batches still has an unbiased estimate from whole
     trials. Memory and time per batch grow with roots x batch_trials.
     """
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise TdgammonError(f"the number of trials must be a whole number >= 1, got {trials!r}")
+    check_trials(trials)
     if batch_trials < 1:
         raise TdgammonError("batch_trials must be >= 1")
     search = rollout_search(search)

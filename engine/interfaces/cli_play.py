@@ -13,6 +13,7 @@ import json
 import sys
 
 from tdgammon.engine.interfaces import cli_london_bridge
+from tdgammon.engine.rules.dice import seed_argument
 from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.variants import VARIANTS, get_variant
 
@@ -91,7 +92,7 @@ def _add_rules(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--auto-doubles", type=int, default=0, help="automatic doubles on opening ties (money)"
     )
-    parser.add_argument("--seed", type=int, default=None, help="dice seed")
+    parser.add_argument("--seed", type=seed_argument, default=None, help="dice seed")
     parser.add_argument(
         "--plies",
         type=int,

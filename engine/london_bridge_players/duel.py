@@ -84,11 +84,12 @@ class MatchResult:
             f"{s['a']} vs {s['b']}: {s['games']} games, seats alternating\n"
             f"  {s['a']} wins {s['a_wins']}, draws {s['draws']}, {s['b']} wins {s['b_wins']}\n"
             f"  score of {s['a']} (win 1, draw 1/2): {100 * s['a_score']:.1f}% "
-            f"+/- {100 * s['a_score_ci95']:.1f}% (95% CI); games won "
+            f"{_plus_minus(s['a_score_ci95'], 100, '.1f', '%')} (95% CI); games won "
             f"{100 * s['a_wins'] / s['games']:.1f}%, 95% CI "
             f"{100 * s['a_win_rate_wilson95'][0]:.1f}-{100 * s['a_win_rate_wilson95'][1]:.1f}% "
             "(Wilson)\n"
-            f"  margin of {s['a']}: {s['a_margin']:+.2f} +/- {s['a_margin_ci95']:.2f} points\n"
+            f"  margin of {s['a']}: {s['a_margin']:+.2f} "
+            f"{_plus_minus(s['a_margin_ci95'], 1, '.2f', '')} points\n"
             f"  turns per game: mean {s['turns_mean']:.1f}, median {s['turns_median']:.0f}, "
             f"90th percentile {s['turns_p90']:.0f}, min {s['turns_min']}, max {s['turns_max']}; "
             f"{s['at_turn_limit']} at the turn limit ({self.turn_limit})"
@@ -105,10 +106,16 @@ def _wilson(successes: int, n: int) -> list[float]:
     return [max(0.0, centre - half), min(1.0, centre + half)]
 
 
-def _half_width(values: np.ndarray) -> float:
-    """95% confidence half-width of the mean (normal approximation, sample deviation)."""
+def _plus_minus(half_width: float | None, scale: float, spec: str, unit: str) -> str:
+    """``"+/- <scale * half_width><unit>"`` in format ``spec``, or ``"+/- n/a"``."""
+    return "+/- n/a" if half_width is None else f"+/- {scale * half_width:{spec}}{unit}"
+
+
+def _half_width(values: np.ndarray) -> float | None:
+    """95% confidence half-width of the mean (normal approximation, sample deviation);
+    None for fewer than two values (JSON has no NaN)."""
     if len(values) < 2:
-        return math.nan
+        return None
     return float(Z95 * values.std(ddof=1) / math.sqrt(len(values)))
 
 

@@ -75,13 +75,13 @@ class DuelResult:
             "variant": self.variant,
             "games": self.games,
             "ppg": self.ppg,
-            "ci95": self.ci95,
+            "ci95": finite_or_none(self.ci95),
             "win_rate": self.rate(p > 0),
             "gammon_rate": self.rate(p >= 2),
             "backgammon_rate": self.rate(p >= 3),
             "lose_gammon_rate": self.rate(p <= -2),
             "lose_backgammon_rate": self.rate(p <= -3),
-            "games_per_second": self.games / self.seconds if self.seconds else float("inf"),
+            "games_per_second": _rate(self.games, self.seconds),
         }
 
     def text(self) -> str:
@@ -89,17 +89,37 @@ class DuelResult:
         if self.variant != "standard":
             return (
                 f"{s['a']} vs {s['b']} ({self.variant}): {s['games']} games, "
-                f"{s['ppg']:+.3f} ppg (95% CI +/- {s['ci95']:.3f}); wins {s['win_rate']:.1%}, "
-                f"won 2+ points {s['gammon_rate']:.1%}, lost 2+ points "
-                f"{s['lose_gammon_rate']:.1%}; {s['games_per_second']:.1f} games/s"
+                f"{s['ppg']:+.3f} ppg (95% CI {plus_minus(s['ci95'], '.3f')}); wins "
+                f"{s['win_rate']:.1%}, won 2+ points {s['gammon_rate']:.1%}, lost 2+ points "
+                f"{s['lose_gammon_rate']:.1%}; {_rate_text(s['games_per_second'])}"
             )
         return (
             f"{s['a']} vs {s['b']}: {s['games']} games, {s['ppg']:+.3f} ppg "
-            f"(95% CI +/- {s['ci95']:.3f}); wins {s['win_rate']:.1%}, gammons "
+            f"(95% CI {plus_minus(s['ci95'], '.3f')}); wins {s['win_rate']:.1%}, gammons "
             f"{s['gammon_rate']:.1%}, backgammons {s['backgammon_rate']:.1%}; "
             f"lost gammons {s['lose_gammon_rate']:.1%}, lost backgammons "
-            f"{s['lose_backgammon_rate']:.1%}; {s['games_per_second']:.1f} games/s"
+            f"{s['lose_backgammon_rate']:.1%}; {_rate_text(s['games_per_second'])}"
         )
+
+
+def finite_or_none(value: float) -> float | None:
+    """``value``, or None where it is not finite (an interval of fewer than two pairs):
+    JSON has no NaN or infinity, so a summary carries null there."""
+    return value if math.isfinite(value) else None
+
+
+def plus_minus(half_width: float | None, spec: str) -> str:
+    """``"+/- <half_width>"`` in format ``spec``, or ``"n/a"`` (fewer than two pairs)."""
+    return "n/a" if half_width is None else f"+/- {half_width:{spec}}"
+
+
+def _rate(games: int, seconds: float) -> float | None:
+    """Games a second; None when no time was measured."""
+    return games / seconds if seconds > 0 else None
+
+
+def _rate_text(rate: float | None) -> str:
+    return "games/s not measured" if rate is None else f"{rate:.1f} games/s"
 
 
 def _pair_dice(rng: np.random.Generator, pairs: int, plies: int) -> np.ndarray:
@@ -249,15 +269,15 @@ class SeriesResult:
             "games": self.games,
             "ppg": self.ppg,
             "win_rate": float((p > 0).mean()),
-            "games_per_second": self.games / self.seconds if self.seconds else float("inf"),
+            "games_per_second": _rate(self.games, self.seconds),
         }
         if self.length:
             wins = self.match_wins
             out["matches"] = len(wins)
             out["match_win_rate"] = float((wins > 0).mean())
-            out["match_win_ci95"] = self._pair_ci((wins > 0).astype(float))
+            out["match_win_ci95"] = finite_or_none(self._pair_ci((wins > 0).astype(float)))
         else:
-            out["ci95"] = self._pair_ci(p.astype(float))
+            out["ci95"] = finite_or_none(self._pair_ci(p.astype(float)))
         return out
 
     def text(self) -> str:
@@ -266,11 +286,11 @@ class SeriesResult:
         if self.length:
             head += (
                 f"; {s['matches']} matches to {self.length}, {s['a']} won "
-                f"{s['match_win_rate']:.1%} (95% CI +/- {s['match_win_ci95']:.1%})"
+                f"{s['match_win_rate']:.1%} (95% CI {plus_minus(s['match_win_ci95'], '.1%')})"
             )
         else:
-            head += f" (95% CI +/- {s['ci95']:.3f}, money with cube)"
-        return head + f"; games won {s['win_rate']:.1%}; {s['games_per_second']:.1f} games/s"
+            head += f" (95% CI {plus_minus(s['ci95'], '.3f')}, money with cube)"
+        return head + f"; games won {s['win_rate']:.1%}; {_rate_text(s['games_per_second'])}"
 
 
 def play_series(

@@ -70,6 +70,22 @@ def check_dice(dice) -> tuple[int, int]:
     return values[0], values[1]
 
 
+MAX_SEED = 2**63 - 1
+"""Largest dice seed: numpy's generators take any whole number >= 0; some of the
+project's seeds are mixed in signed 64-bit integers."""
+
+
+def seed_argument(text: str) -> int:
+    """A ``--seed`` option's value: a whole number 0..MAX_SEED, else FormatError."""
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        value = -1
+    if not 0 <= value <= MAX_SEED:
+        raise FormatError(f"--seed must be a whole number from 0 to 2**63 - 1, got {text!r}")
+    return value
+
+
 def roll_dice(
     rng: np.random.Generator, batch: int, opening: np.ndarray | None = None
 ) -> np.ndarray:

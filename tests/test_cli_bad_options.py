@@ -1,0 +1,69 @@
+"""Options a user can get wrong, found by a review of the command line (session 13):
+each is one line on stderr and exit status 2, and JSON output stays valid JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_runner import run
+
+from tdgammon.engine.evaluation.distributed import split_trials
+from tdgammon.engine.evaluation.rollout import MAX_TRIALS, check_trials
+from tdgammon.engine.rules.errors import TdgammonError
+
+SEED_COMMANDS = [
+    ["match", "--a", "pubeval", "--b", "random", "--games", "2"],
+    ["play"],
+    ["match", "--game", "london-bridge", "--a", "random", "--b", "greedy", "--games", "2"],
+    ["bench", "strength", "--games", "2", "--opponent", "random"],
+    ["bench", "choices", "--judge", "network:0", "--sample", "1"],
+    ["train-race", "--out", "never-written.pt"],
+    ["refine", "--model", "missing.pt", "--out", "never-written"],
+]
+
+
+@pytest.mark.parametrize("argv", SEED_COMMANDS, ids=lambda argv: " ".join(argv[:2]))
+@pytest.mark.parametrize("seed", ["-1", "99999999999999999999999", "one"])
+def test_a_bad_seed_is_one_line_before_anything_runs(capsys, tmp_path, monkeypatch, argv, seed):
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run(capsys, *argv, "--seed", seed)
+    assert status == 2 and out == ""
+    expected = f"--seed must be a whole number from 0 to 2**63 - 1, got {seed!r}"
+    assert err == f"tdgammon: error: {expected}\n"
+    assert list(tmp_path.iterdir()) == []  # refine wrote no refine.json
+
+
+def test_json_of_too_few_games_for_an_interval_is_valid_json(capsys):
+    for argv in (
+        ["match", "--a", "pubeval", "--b", "random", "--games", "1", "--json"],
+        ["match", "--a", "pubeval", "--b", "random", "--games", "1", "--length", "1", "--json"],
+        ["match", "--game", "london-bridge", "--a", "random", "--b", "greedy", "--games", "1",
+         "--json"],
+    ):  # fmt: skip
+        status, out, _ = run(capsys, *argv)
+        assert status == 0
+        summary = json.loads(out, parse_constant=pytest.fail)  # NaN / Infinity are not JSON
+        assert None in summary.values()
+    status, out, _ = run(capsys, "match", "--a", "pubeval", "--b", "random", "--games", "1")
+    assert status == 0 and "95% CI n/a" in out
+
+
+def test_a_rollout_of_more_trials_than_can_be_played_is_refused(capsys):
+    status, _, err = run(capsys, "rollout", "4HPwATDgc/ABMA", "--trials", str(10**20))
+    assert status == 2 and "the number of trials must be 1 to 2**32" in err
+    assert check_trials(MAX_TRIALS) == MAX_TRIALS
+    with pytest.raises(TdgammonError, match="1 to 2"):
+        split_trials(0, MAX_TRIALS + 1, 1296)
+
+
+def test_svg_never_overwrites_another_kind_of_file(capsys, tmp_path):
+    kept = tmp_path / "match.mat"
+    kept.write_text("keep me")
+    status, _, err = run(capsys, "show", "4HPwATDgc/ABMA", "--svg", str(kept))
+    assert status == 2 and "exists and is not an SVG picture" in err and err.count("\n") == 1
+    assert kept.read_text() == "keep me"
+    picture = tmp_path / "board.svg"
+    for _ in range(2):  # an earlier picture is replaced
+        assert run(capsys, "show", "4HPwATDgc/ABMA", "--svg", str(picture))[0] == 0
+    assert picture.read_text().startswith("<svg")
