@@ -4,6 +4,9 @@ each is one line on stderr and exit status 2, and JSON output stays valid JSON."
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from cli_runner import run
@@ -67,3 +70,17 @@ def test_svg_never_overwrites_another_kind_of_file(capsys, tmp_path):
     for _ in range(2):  # an earlier picture is replaced
         assert run(capsys, "show", "4HPwATDgc/ABMA", "--svg", str(picture))[0] == 0
     assert picture.read_text().startswith("<svg")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_is_one_line_not_an_internal_error():
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "tdgammon", "show", "4HPwATDgc/ABMA"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert done.stderr == "tdgammon: error: cannot write: No space left on device\n"

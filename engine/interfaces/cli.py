@@ -21,6 +21,7 @@ than report them themselves.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import os
@@ -189,6 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+WRITE_FAILURES = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO)
+"""``errno`` of a write the machine refused (a full disk, a read-only one): the
+user's environment, reported on one line, not a bug."""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tdgammon`` console script; returns the exit status."""
     global _debug_option
@@ -207,6 +213,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as error:
+        if error.errno not in WRITE_FAILURES:
+            report_internal_error(error)
+            return EXIT_INTERNAL
+        print(f"tdgammon: error: cannot write: {error.strerror}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as error:  # noqa: BLE001 - the last line of defence: a bug, reported
         report_internal_error(error)
         return EXIT_INTERNAL
