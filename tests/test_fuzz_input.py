@@ -60,11 +60,12 @@ BATCH_COMMANDS = {
 """Each batch command with options that keep a line cheap."""
 
 EVERY = frozenset(BATCH_COMMANDS)
-READ_DICE = frozenset({"moves", "hint", "rollout"})
-READ_PLIES = frozenset({"hint", "eval", "cube", "rollout"})
+READ_DICE = EVERY
+READ_PLIES = EVERY
 DECIDE = frozenset({"moves", "hint", "cube", "rollout"})
-"""The commands that read ``dice``, ``plies``, and that refuse a finished game (nothing to
-decide or roll out)."""
+"""The commands that refuse bad ``dice``, bad ``plies``, and a finished game (nothing to
+decide or roll out). Every command checks ``dice`` (``eval`` and ``cube`` then ignore
+them) and ``plies`` is an unknown key to ``moves`` (docs/formats.md, batch mode)."""
 
 HOSTILE_LINES = [
     (f'{{"position": "{START}", "dice": [1e400, 2]}}', EVERY),

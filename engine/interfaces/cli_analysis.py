@@ -3,10 +3,12 @@
 Thin wrappers (docs/architecture.md): parse the position, call ``tdgammon.engine.evaluation.search``
 (cubeless, n-ply) and ``tdgammon.engine.cube.theory`` (cubeful), print text or the docs/formats.md
 JSON. Each analysis command takes ``-`` for batch mode: JSON lines on stdin
-(``{"position": ..., "dice": [5, 2], "plies": 1}``; ``dice`` for ``hint``
-only, default ``--dice``; ``plies`` optional, default the command line's), one
-JSON answer per line, ``{"error": ...}`` for a bad line
-(``cli_positions.run_batch``). ``hint`` and ``cube`` refuse a finished game.
+(``{"position": ..., "dice": [5, 2], "plies": 1}``; ``dice`` for ``hint``,
+default ``--dice``, checked and ignored by ``eval`` and ``cube``; ``plies``
+optional, default the command line's; ``jacoby`` for ``cube``), one JSON answer
+per line, ``{"error": ...}`` for a bad line, an unknown key included
+(``cli_positions.run_batch``, ``check_keys``). ``hint`` and ``cube`` refuse a
+finished game.
 
 Conventions of the answers:
 
@@ -42,6 +44,7 @@ from tdgammon.engine.interfaces.cli_positions import (
     POSITION_HELP,
     _field,
     check_game_on,
+    check_keys,
     dice_for,
     input_lines,
     request_dice,
@@ -55,6 +58,14 @@ DEFAULT_PLIES = 2
 """Analysis depth of eval/hint/cube (well under a second per decision with the shipped net)."""
 UBGI_DEFAULT_PLIES = 1
 """UBGI answers many positions in a row: one ply deeper than the raw network by default."""
+EVAL_KEYS = ("position", "dice", "plies")
+"""The keys of an ``eval -`` line (docs/formats.md, batch mode); ``dice`` are checked,
+then ignored as the position's own are (``eval`` is before rolling)."""
+HINT_KEYS = ("position", "dice", "plies")
+"""The keys of a ``hint -`` line."""
+CUBE_KEYS = ("position", "dice", "plies", "jacoby")
+"""The keys of a ``cube -`` line; ``dice`` are checked, then ignored (the cube
+decision is before rolling)."""
 
 
 def _plies(value, default: int) -> int:
@@ -143,7 +154,10 @@ def _request_position(request: dict) -> Position:
 def eval_request(search: Search, request: dict, plies: int) -> dict:
     """The answer to one batch line of ``eval -`` (also ``POST /api/eval`` of ``tdgammon
     serve``); ``plies``: the depth when the line names none."""
-    return eval_report(search, _request_position(request), _plies(request.get("plies"), plies))
+    check_keys(request, EVAL_KEYS)
+    position = _request_position(request)
+    request_dice(request)  # checked; eval is before rolling, so dice are ignored
+    return eval_report(search, position, _plies(request.get("plies"), plies))
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -164,6 +178,7 @@ def hint_request(
     search: Search, request: dict, plies: int, default_dice: tuple[int, int] | None
 ) -> dict:
     """The answer to one batch line of ``hint -`` (also ``POST /api/hint``)."""
+    check_keys(request, HINT_KEYS)
     position = _request_position(request)
     dice = dice_for(position, request_dice(request, default_dice))
     return hint_report(search, position, dice, _plies(request.get("plies"), plies))
@@ -185,7 +200,9 @@ def cmd_hint(args: argparse.Namespace) -> int:
 def cube_request(search: Search, request: dict, plies: int, jacoby: bool | None = None) -> dict:
     """The answer to one batch line of ``cube -`` (also ``POST /api/cube``); its
     ``"jacoby"`` (true/false, money play) overrides ``jacoby`` (``--[no-]jacoby``)."""
+    check_keys(request, CUBE_KEYS)
     position = check_game_on(_request_position(request))
+    request_dice(request)  # checked; the cube decision is before rolling, so ignored
     if "jacoby" in request:
         jacoby = request["jacoby"]
         if not isinstance(jacoby, bool):

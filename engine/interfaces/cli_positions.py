@@ -19,7 +19,7 @@ from tdgammon.engine.movegen.vectorized import generate_moves
 from tdgammon.engine.rules.dice import check_dice, parse_dice
 from tdgammon.engine.rules.errors import FormatError, TdgammonError
 from tdgammon.engine.rules.outcome import MOVER_WINS, winner
-from tdgammon.engine.rules.position import Position
+from tdgammon.engine.rules.position import GAME_DROPPED, GAME_OVER, GAME_RESIGNED, Position
 
 POSITION_HELP = "an XGID, a GNU Backgammon PositionID:MatchID or Position ID, or a FIBS board"
 
@@ -52,15 +52,29 @@ def legal_moves_report(position: Position, dice: tuple[int, int]) -> dict:
     }
 
 
+FINISHED_GAME_STATES = {
+    GAME_OVER: "its Match ID says so",
+    GAME_RESIGNED: "its Match ID says it ended by a resignation",
+    GAME_DROPPED: "its Match ID says it ended by a dropped double",
+}
+"""The Match ID game states of a finished game (docs/formats.md), and how to say so."""
+
+
 def check_game_on(position: Position) -> Position:
     """``position``, after checking that the game is not over (docs/rules.md 4: it ends
     when one player has borne off every checker, so there is no play or cube
-    decision left); FormatError saying so otherwise."""
+    decision left; a GNU Backgammon Match ID may also say that the game is over,
+    resigned or dropped, whatever the board); FormatError saying so otherwise."""
     won = int(winner(position.board))
     if won:
         who = "the player on roll" if won == MOVER_WINS else "the opponent"
         raise FormatError(
             f"the game is over: {who} has borne off every checker; there is nothing to decide"
+        )
+    if position.game_state in FINISHED_GAME_STATES:
+        raise FormatError(
+            f"the game is over: {FINISHED_GAME_STATES[position.game_state]}; "
+            "there is nothing to decide"
         )
     return position
 
@@ -100,11 +114,32 @@ def cmd_moves(args: argparse.Namespace) -> int:
 def moves_request(request: dict, default_dice: tuple[int, int] | None) -> dict:
     """The answer to one batch line of ``moves -`` (also ``POST /api/moves`` of ``tdgammon
     serve``)."""
+    check_keys(request, MOVES_KEYS)
     position = parse_position(_field(request, "position", str))
     return legal_moves_report(position, dice_for(position, request_dice(request, default_dice)))
 
 
 # ---------------------------------------------------------------- batch mode
+
+MOVES_KEYS = ("position", "dice")
+"""The keys of a ``moves -`` line (docs/formats.md, batch mode)."""
+SHOW_KEYS = ("position",)
+"""The keys of a ``POST /api/show`` body (``tdgammon show`` has no batch mode)."""
+MAX_KEY_SHOWN = 40
+"""Characters of an unknown key quoted in its error."""
+
+
+def check_keys(request: dict, known: tuple[str, ...]) -> None:
+    """FormatError naming every key of ``request`` not in ``known`` (and the known
+    ones): a misspelt option (``"plise"``) must not be answered with the default."""
+    unknown = [key for key in request if key not in known]
+    if unknown:
+        shown = ", ".join(
+            repr(key if len(key) <= MAX_KEY_SHOWN else key[:MAX_KEY_SHOWN] + "...")
+            for key in unknown
+        )
+        plural = "s" if len(unknown) > 1 else ""
+        raise FormatError(f"unknown key{plural} {shown} (known: {', '.join(known)})")
 
 
 def _field(request: dict, name: str, kind: type):

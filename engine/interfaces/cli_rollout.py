@@ -15,8 +15,9 @@ by batch with a tqdm bar on stderr, print text or the JSON of docs/formats.md
   unbiased estimate from whole trials), marked ``interrupted``, exit status 130.
 - ``-`` for POSITION: JSON lines on stdin, ``{"position": ..., "dice": [5, 2],
   "trials": 1296, "plies": 0, "truncate": 0, "seed": 0, "top": 3, "cubeful":
-  true}`` (all but ``position`` optional, default the command line's), one
-  answer per line.
+  true, "opening": false, "variance_reduction": true, "quasi_random": true,
+  "bearoff_truncate": false}`` (``ROLLOUT_KEYS``; all but ``position`` optional,
+  default the command line's; any other key is an error), one answer per line.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from tdgammon.engine.interfaces.cli_positions import (
     POSITION_HELP,
     _field,
     check_game_on,
+    check_keys,
     request_dice,
     run_batch,
 )
@@ -72,6 +74,22 @@ BATCH_ROWS = 324
 """Games advanced together per batch (roots x trials, at least 36 trials): Ctrl-C keeps
 the batches already finished, so a batch is a quarter of the default rollout."""
 MIN_BATCH_TRIALS = 36
+ROLLOUT_KEYS = (
+    "position",
+    "dice",
+    "trials",
+    "plies",
+    "truncate",
+    "seed",
+    "top",
+    "cubeful",
+    "opening",
+    "variance_reduction",
+    "quasi_random",
+    "bearoff_truncate",
+)
+"""The keys of a ``rollout -`` line (docs/formats.md, "Rollouts"): the options of the
+command line, named as in its JSON answer."""
 
 
 def _whole(value, name: str, low: int, high: int | None = None) -> int:
@@ -386,10 +404,15 @@ def _settings(args: argparse.Namespace, request: dict | None = None) -> tuple[Ro
         seed=_whole(request.get("seed", args.seed), "seed", 0),
         plies=_whole(request.get("plies", args.plies), "plies", 0, MAX_PLIES),
         truncate=_whole(request.get("truncate", args.truncate), "truncate", 0),
-        variance_reduction=not args.no_variance_reduction,
-        quasi_random=not args.no_quasi_random,
-        opening=args.opening,
-        bearoff_truncate=args.bearoff_truncate,
+        variance_reduction=_flag(
+            request.get("variance_reduction", not args.no_variance_reduction),
+            "variance_reduction",
+        ),
+        quasi_random=_flag(request.get("quasi_random", not args.no_quasi_random), "quasi_random"),
+        opening=_flag(request.get("opening", args.opening), "opening"),
+        bearoff_truncate=_flag(
+            request.get("bearoff_truncate", args.bearoff_truncate), "bearoff_truncate"
+        ),
     )
     trials = _whole(request.get("trials", args.trials), "trials", 1)
     return settings, trials
@@ -418,7 +441,9 @@ def rollout_request(
 ) -> dict:
     """The answer to one batch line of ``rollout -`` (also ``POST /api/rollout`` of
     ``tdgammon serve``): the line's options, else the command line's (``args``;
-    ``dice`` and ``top`` as already read from ``--dice`` and ``--top``)."""
+    ``dice`` and ``top`` as already read from ``--dice`` and ``--top``); a key not
+    in ``ROLLOUT_KEYS`` is an error."""
+    check_keys(request, ROLLOUT_KEYS)
     line_settings, line_trials = _settings(args, request)
     line_dice = request_dice(request, dice)
     line_top = request.get("top", top)

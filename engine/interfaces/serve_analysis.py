@@ -11,10 +11,12 @@ only adds the server's bounds before it calls them:
 - rollouts: 0-ply, at most ``MAX_ROLLOUT_TRIALS`` trials, with dice the best
   ``DEFAULT_ROLLOUT_TOP`` plays unless ``top`` says otherwise, and at most
   ``MAX_ROLLOUT_GAMES`` games in all (trials x plays); their other options are
-  the command line's defaults (``rollout_defaults``).
+  the request's, else the command line's defaults (``rollout_defaults``).
 
-``show`` has no batch mode in the CLI; its answer here is ``tdgammon show
---json``'s object plus ``svg``, the board drawn by ``tdgammon.engine.display.svg``.
+``show`` has no batch mode in the CLI; its request holds ``position`` only
+(``SHOW_KEYS``; any other key is an error, as in every batch line) and its answer
+is ``tdgammon show --json``'s object plus ``svg``, the board drawn by
+``tdgammon.engine.display.svg``.
 
 ``match`` answers ``GET /api/games/{id}/analysis``: ``tdgammon analyse --json``'s
 object (docs/formats.md, "Match analysis") for a game session's match so far, at
@@ -37,7 +39,7 @@ from tdgammon.engine.flow.match import Match
 from tdgammon.engine.formats.parse import format_ids, parse_position
 from tdgammon.engine.interfaces import cli_rollout
 from tdgammon.engine.interfaces.cli_analysis import cube_request, eval_request, hint_request
-from tdgammon.engine.interfaces.cli_positions import _field, moves_request
+from tdgammon.engine.interfaces.cli_positions import SHOW_KEYS, _field, check_keys, moves_request
 from tdgammon.engine.rules.errors import FormatError
 
 MAX_ROLLOUT_TRIALS = 1296
@@ -99,6 +101,7 @@ class Analysis:
 
     def show(self, request: dict) -> dict:
         """``POST /api/show``: the IDs, the board and its picture."""
+        check_keys(request, SHOW_KEYS)
         position = parse_position(_field(request, "position", str))
         return {
             **format_ids(position),

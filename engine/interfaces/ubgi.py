@@ -20,6 +20,8 @@ a beaver on the table (B)              the doubler's answer: ``take`` (accept),
                                        ``drop`` (refuse) or ``raccoon`` (only
                                        from an engine made with ``raccoons``)
 a raccoon on the table (R)             the beaverer's answer: ``take`` or ``drop``
+a finished game, a resignation         ``sorry`` (the reason on stderr)
+pending (GNU Backgammon Match ID)
 ``stop``                               nothing (analysis is synchronous: there is
                                        never one running to stop)
 ``quit``                               nothing; the engine exits
@@ -30,11 +32,14 @@ anything else                          ``sorry``
 A position is an XGID (prefix optional) or a FIBS board string
 (``tdgammon.engine.formats.parse.parse_position``; GNU Backgammon IDs are accepted
 too). A position that cannot be read, or one that asks for something the
-protocol has no answer for (a finished game: one side has borne off every
-checker) gets ``sorry`` on stdout and the reason, one line ``ubgi: sorry: <why>``,
-on stderr; so does a line that is not UTF-8 text (``run`` decodes each line of
-bytes on its own). The engine never dies on a bad line (bad input raises
-``TdgammonError``). Any other exception is a bug: it is not answered but
+protocol has no answer for, gets ``sorry`` on stdout and the reason, one line
+``ubgi: sorry: <why>``, on stderr: a finished game (one side has borne off every
+checker, or a GNU Backgammon Match ID's game state says over, resigned or
+dropped), and a resignation pending (a Match ID whose resignation field is set:
+the decision is the opponent's accept or reject, for which UBGI has no line),
+whatever the dice or the cube; so does a line that is not UTF-8 text (``run``
+decodes each line of bytes on its own). The engine never dies on a bad line
+(bad input raises ``TdgammonError``). Any other exception is a bug: it is not answered but
 propagates, so ``tdgammon ubgi`` stops with the CLI's "internal error" line and
 exit status 3 (the traceback under ``tdgammon --debug ubgi``), rather than
 going on with answers from an engine in an unknown state and a ``sorry`` the
@@ -66,6 +71,14 @@ from tdgammon.engine.formats.parse import parse_position
 from tdgammon.engine.interfaces.cli_positions import check_game_on, decode_line
 from tdgammon.engine.movegen.vectorized import generate_moves
 from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.engine.rules.position import RESIGN_BACKGAMMON, RESIGN_GAMMON, RESIGN_SINGLE
+
+RESIGNATIONS = {
+    RESIGN_SINGLE: "a resignation of a single game",
+    RESIGN_GAMMON: "a resignation of a gammon",
+    RESIGN_BACKGAMMON: "a resignation of a backgammon",
+}
+"""How the ``sorry`` of a pending resignation names it (Match ID resignation field)."""
 
 ENGINE_NAME = "tdgammon"
 ENGINE_AUTHOR = "the tdgammon authors"
@@ -128,6 +141,13 @@ class UbgiEngine:
 
     def _position_answer(self, text: str) -> str:
         position = check_game_on(parse_position(text))
+        if position.resign_offered:
+            # the decision on the table is the opponent's answer to a resignation:
+            # the protocol has no line for it (module docstring)
+            offered = RESIGNATIONS.get(position.resign_offered, "a resignation")
+            return self._sorry(
+                f"{offered} is offered and awaits its answer; UBGI has no answer to a resignation"
+            )
         if position.double_offered:
             if position.is_money and self.raccoons:
                 position = position.with_changes(raccoons=True)
