@@ -84,3 +84,10 @@ def test_a_full_disk_is_one_line_not_an_internal_error():
         )
     assert done.returncode == 2
     assert done.stderr == "tdgammon: error: cannot write: No space left on device\n"
+
+
+def test_an_xgid_without_its_prefix_is_a_position_not_an_option(capsys):
+    bare = "-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
+    status, out, err = run(capsys, "moves", bare, "--json")
+    assert status == 0 and err == ""
+    assert out == run(capsys, "moves", f"XGID={bare}", "--json")[1]

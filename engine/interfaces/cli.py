@@ -25,6 +25,7 @@ import errno
 import importlib
 import json
 import os
+import re
 import sys
 import traceback
 
@@ -190,6 +191,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+BARE_XGID = re.compile(r"-[-a-oA-O]{25}:")
+"""An XGID without its optional ``XGID=`` prefix whose board starts with an empty
+point: argparse would take it for an option, so ``main`` gives it the prefix."""
+
 WRITE_FAILURES = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO)
 """``errno`` of a write the machine refused (a full disk, a read-only one): the
 user's environment, reported on one line, not a bug."""
@@ -200,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     global _debug_option
     argv = sys.argv[1:] if argv is None else list(argv)
     _debug_option = _debug_requested(argv)
+    argv = [f"XGID={arg}" if BARE_XGID.match(arg) else arg for arg in argv]
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
