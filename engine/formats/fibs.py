@@ -45,6 +45,10 @@ How it is read (colour and direction are read, never assumed):
 - Crawford: in a match where exactly one player is 1-away and the "did
   Crawford" and "redoubles" fields are both 0 (FIBS sets them once the
   Crawford game is over or when the rule is off).
+- Cube limit (not carried): ``cube_limit_read``, 1024 or what the board needs.
+  Impossible cube states, as read, are refused by ``check_cube_context``
+  (shared with the XGID and the Match ID): a turned cube in the Crawford game,
+  a double offered from the other player's cube.
 """
 
 from __future__ import annotations
@@ -52,8 +56,9 @@ from __future__ import annotations
 import numpy as np
 
 from tdgammon.engine.formats.match_id import (
-    DEFAULT_MAX_CUBE,
+    check_cube_context,
     check_match_context,
+    cube_limit_read,
     log2_exact,
     parse_int,
 )
@@ -236,6 +241,18 @@ def position_from_fibs(text: str) -> Position:
         where="FIBS board",
     )
 
+    max_cube = cube_limit_read(cube_value, double_offered)
+    check_cube_context(
+        cube_value=cube_value,
+        cube_owner=owner,
+        double_offered=double_offered,
+        beaver_stage=0,
+        match_length=match_length,
+        crawford=crawford,
+        beavers=False,
+        max_cube=max_cube,
+        where="FIBS board",
+    )
     board = you if you_move else flip(you)
     return Position(
         board=board.astype(BOARD_DTYPE),
@@ -247,6 +264,6 @@ def position_from_fibs(text: str) -> Position:
         match_length=match_length,
         crawford=crawford,
         double_offered=double_offered,
-        max_cube=max(DEFAULT_MAX_CUBE, cube_value),
+        max_cube=max_cube,
         mover_seat=0 if you_move else 1,
     )

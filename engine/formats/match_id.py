@@ -49,6 +49,14 @@ the other player and the cube owned by him is stage 2 (a double is offered
 only from a centred or own cube, so only a raccoon leaves the cube with the
 taker). In match play (no beavers) an unusual decider is ``decision_swapped``.
 
+Impossible cube states are refused, reading and writing, by
+``check_cube_context`` (docs/rules.md 5 and 6), which the XGID shares: a cube
+of 1 with an owner, a turned cube in the Crawford game, a double offered from
+the other player's cube, a beaver or raccoon in match play or with a cube that
+does not hold what a refusal loses, a double past the cube limit. So in money
+play a double offered with the decision and the cube both with the other
+player is a raccoon (stage 2) and needs a cube of 4 or more.
+
 Seats: ``Position.mover_seat`` is the player on roll; ``Position.cube_owner``
 and the two scores are translated between seats and mover/opponent.
 """
@@ -209,6 +217,113 @@ def check_match_context(
         raise FormatError(f"{where}: dice {dice} are rolled while a double is offered")
     if double_offered and crawford:
         raise FormatError(f"{where}: a double is offered in the Crawford game")
+
+
+def cube_limit_read(cube_value: int, double_offered: bool) -> int:
+    """The cube limit of a format that does not carry one (Match ID, FIBS board):
+    1024 (``DEFAULT_MAX_CUBE``), or what the position needs when that is higher,
+    the cube value and twice it while a double is on the table; 32768 at most,
+    the highest cube a Match ID holds."""
+    needed = cube_value * (2 if double_offered else 1)
+    return min(max(DEFAULT_MAX_CUBE, needed), 1 << MAX_CUBE_LOG2)
+
+
+_OWNER_WORDS = {
+    CUBE_MOVER: "owned by the player on roll",
+    CUBE_OPPONENT: "owned by the player not on roll",
+    CUBE_CENTRED: "centred",
+}
+_BEAVER_WORDS = {1: "beaver", 2: "raccoon"}
+"""Name of ``Position.beaver_stage`` 1 and 2 in messages."""
+
+
+def check_cube_context(
+    *,
+    cube_value: int,
+    cube_owner: str,
+    double_offered: bool,
+    beaver_stage: int,
+    match_length: int,
+    crawford: bool,
+    beavers: bool,
+    max_cube: int,
+    where: str,
+) -> None:
+    """Raise FormatError naming the first impossible cube state.
+
+    The one statement of these rules for the position formats: the XGID and
+    GNU Backgammon Match ID readers and writers and the FIBS board reader all
+    call it with the fields of the ``Position`` they read or write. ``cube_owner`` is one of
+    ``CUBE_OWNERS``, from the view of the player on roll (the doubler while a
+    double is on the table); ``beaver_stage`` as ``Position.beaver_stage``;
+    ``beavers``: the beaver rule is in effect; ``max_cube``: the cube limit.
+    Checks, from docs/rules.md:
+
+    - 5, Beaver: "(money play): the player being doubled may take and
+      immediately redouble" (a raccoon likewise), and "Jacoby, beavers,
+      raccoons and automatic doubles are money-play options ...; a match
+      refuses them": a beaver or raccoon on the table needs money play with
+      beavers allowed. "While an answer is due the cube holds what a refusal
+      loses (twice, then four times the stake), owned by the beaverer": the
+      player not on roll owns the cube, at 2 or more after a beaver and 4 or
+      more after a raccoon.
+    - 6: "in the first game after either player reaches N-1 points (the
+      Crawford game) the cube may not be used": the cube is 1 and centred.
+    - 5: "The cube starts at 1 (shown as 64), in the centre", and the taker
+      "now owns the cube" at twice the stake: a cube of 1 is centred.
+    - 5: "the taker now owns the cube and only the owner may redouble" (a
+      centred cube: "either player may double"): a double is offered from a
+      centred cube or the doubler's own.
+    - 5, "Cube limit: a maximum cube value", and "A beaver needs the cube limit
+      to allow four times the stake, a raccoon eight times": accepting what is
+      on the table, twice the cube value, stays within the limit.
+    """
+    owned = _OWNER_WORDS.get(cube_owner, repr(cube_owner))
+    stage = beaver_stage if double_offered else 0
+    if stage:
+        kind = _BEAVER_WORDS.get(stage, f"beaver stage {stage}")
+        if match_length:
+            raise FormatError(
+                f"{where}: a {kind} in a {match_length}-point match: beavers and "
+                "raccoons are a money-play rule"
+            )
+        if not beavers:
+            raise FormatError(
+                f"{where}: a {kind} is on the table but the beaver rule is not in effect"
+            )
+    if crawford and (cube_value != 1 or cube_owner != CUBE_CENTRED):
+        raise FormatError(
+            f"{where}: cube {cube_value} {owned} in the Crawford game: the cube may not "
+            "be used in the Crawford game, so it stays at 1 in the centre"
+        )
+    if cube_value == 1 and cube_owner != CUBE_CENTRED:
+        raise FormatError(
+            f"{where}: cube 1 {owned}: a cube that was never turned is centred (a player "
+            "owns the cube only after taking a double, at 2 or more)"
+        )
+    if double_offered and not stage and cube_owner == CUBE_OPPONENT:
+        raise FormatError(
+            f"{where}: a double is offered by the player on roll, but the cube "
+            f"({cube_value}) is owned by the other player: only the cube's owner may "
+            "redouble (a centred cube: either player)"
+        )
+    if stage:
+        if cube_owner != CUBE_OPPONENT:
+            raise FormatError(
+                f"{where}: a {kind} is on the table with the cube {owned}: after a "
+                "beaver the beaverer (the player not on roll) owns the cube"
+            )
+        if cube_value < 1 << stage:
+            raise FormatError(
+                f"{where}: a {kind} is on the table with the cube at {cube_value}: the "
+                f"cube then holds what a refusal loses, at least {1 << stage}"
+            )
+    if double_offered and 2 * cube_value > max_cube:
+        what = f"accepting the {kind}" if stage else "the double offered"
+        raise FormatError(
+            f"{where}: {what} would turn the cube to {2 * cube_value}, above the cube "
+            f"limit {max_cube}"
+        )
 
 
 @dataclass(frozen=True)
@@ -372,7 +487,8 @@ def match_id_from_position(position: Position) -> MatchId:
     match-play ID, and in money play unless ``position.jacoby``. Carries
     neither the beaver and raccoon rules nor the cube limit; ``beaver_stage``
     is carried by the decider and the cube owner (module docstring). Raises
-    FormatError for values a Match ID cannot hold.
+    FormatError for values a Match ID cannot hold and for impossible cube
+    states (``check_cube_context``, with the position's own cube limit).
     """
     mover = position.mover_seat
     if mover not in (0, 1):
@@ -391,6 +507,18 @@ def match_id_from_position(position: Position) -> MatchId:
     scores[mover] = as_int(position.mover_score, "mover score")
     scores[1 - mover] = as_int(position.opponent_score, "opponent score")
     match_length = as_int(position.match_length, "match length")
+    stage = as_int(position.beaver_stage, "beaver stage")
+    check_cube_context(
+        cube_value=position.cube_value,
+        cube_owner=position.cube_owner,
+        double_offered=bool(position.double_offered),
+        beaver_stage=stage,
+        match_length=match_length,
+        crawford=bool(position.crawford),
+        beavers=stage > 0,  # not carried: a beaver on the table says it is in effect
+        max_cube=as_int(position.max_cube, "cube limit (max_cube)"),
+        where="position",
+    )
     turn = _usual_decider(position)
     if position.decision_swapped:
         turn = 1 - turn
@@ -417,10 +545,14 @@ def position_from_match_id(board: np.ndarray, match: MatchId) -> Position:
     """Build a Position from a board and Match ID fields.
 
     board: ``(30,)`` ints, the view of the player on roll (``match.player_on_roll``).
-    The cube limit is 1024, or the cube value when that is higher. ``jacoby``
-    is True in money play when bit 66 is 0; always False in match play. In
-    money play a beaver or raccoon on the table gives ``beaver_stage`` 1 or 2
-    (module docstring) and ``beavers`` True; ``raccoons`` is never carried.
+    The cube limit is not carried: it is 1024, or what the ID needs when that
+    is higher (``cube_limit_read``). ``jacoby`` is True in money play when bit 66 is 0; always False
+    in match play. In money play a beaver or raccoon on the table gives
+    ``beaver_stage`` 1 or 2 (module docstring) and ``beavers`` True;
+    ``raccoons`` is never carried. An impossible cube state (a cube of 1 with
+    an owner, a turned cube in the Crawford game, a double from the other
+    player's cube, a beaver in match play...) raises FormatError
+    (``check_cube_context``).
     """
     match.check()
     mover = match.player_on_roll
@@ -430,6 +562,20 @@ def position_from_match_id(board: np.ndarray, match: MatchId) -> Position:
         owner = CUBE_MOVER if match.cube_owner == mover else CUBE_OPPONENT
     scores = (match.score0, match.score1)
     stage = _beaver_stage(match)
+    max_cube = cube_limit_read(match.cube_value, bool(match.double_offered))
+    # Bits of a raccoon (stage 2) on a cube below 4 are a double offered from
+    # the other player's cube: named so.
+    check_cube_context(
+        cube_value=match.cube_value,
+        cube_owner=owner,
+        double_offered=bool(match.double_offered),
+        beaver_stage=0 if stage == 2 and match.cube_value < 4 else stage,
+        match_length=match.match_length,
+        crawford=bool(match.crawford),
+        beavers=stage > 0,
+        max_cube=max_cube,
+        where="Match ID",
+    )
     position = Position(
         board=board,
         dice=None if match.dice == (0, 0) else tuple(match.dice),
@@ -441,7 +587,7 @@ def position_from_match_id(board: np.ndarray, match: MatchId) -> Position:
         crawford=bool(match.crawford),
         jacoby=match.match_length == 0 and not match.no_jacoby,
         double_offered=bool(match.double_offered),
-        max_cube=max(DEFAULT_MAX_CUBE, match.cube_value),
+        max_cube=max_cube,
         mover_seat=mover,
         game_state=match.game_state,
         resign_offered=match.resignation,

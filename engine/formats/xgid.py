@@ -24,7 +24,17 @@ Writing uses the turn form of ``mover_seat``, so both forms round-trip.
 
 Not carried: resignation, game state, ``decision_swapped`` (defaults on
 reading). The rules field holds Crawford in match play and Jacoby/beavers in
-money play only, so the other flags are not written.
+money play only, so the other flags are not written; a beaver or raccoon on
+the table (dice ``B``, ``R``) is written with the beaver bit, the rule being
+in effect.
+
+Impossible cube states are refused, reading and writing, by
+``check_cube_context`` (``tdgammon.engine.formats.match_id``, shared with the
+Match ID; docs/rules.md 5 and 6): a cube of 1 with an owner (cubepos not 0), a
+turned cube in the Crawford game, a double (``D``) from the other player's
+cube, a double that would pass maxcube, a ``B`` or ``R`` in match play, with
+the beaver bit clear, or with a cube that does not hold what a refusal loses
+(``B``: 2 or more, ``R``: 4 or more, owned by the player not on turn).
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ import numpy as np
 
 from tdgammon.engine.formats.match_id import (
     as_int,
+    check_cube_context,
     check_dice_pair,
     check_match_context,
     log2_exact,
@@ -97,7 +108,8 @@ def position_to_xgid(position: Position) -> str:
     ``turn`` is 1 when ``position.mover_seat`` is 0 (bottom player on roll),
     else -1; the board string is always from the bottom player's side.
     Raises FormatError for what an XGID cannot hold (a cube that is not a
-    power of two, dice together with a pending double, checkers in hand).
+    power of two, dice together with a pending double, checkers in hand) and
+    for impossible cube states (``check_cube_context``).
     """
     seat = position.mover_seat
     if seat not in (0, 1):
@@ -157,10 +169,24 @@ def position_to_xgid(position: Position) -> str:
         double_offered=bool(position.double_offered),
         where="position",
     )
+    stage = as_int(position.beaver_stage, "beaver stage") if position.double_offered else 0
+    # A beaver on the table says the beaver rule is in effect (as a Match ID says it).
+    beavers = not match_length and (bool(position.beavers) or stage > 0)
+    check_cube_context(
+        cube_value=position.cube_value,
+        cube_owner=position.cube_owner,
+        double_offered=bool(position.double_offered),
+        beaver_stage=stage,
+        match_length=match_length,
+        crawford=bool(position.crawford) and match_length > 0,
+        beavers=beavers,
+        max_cube=position.max_cube,
+        where="position",
+    )
     if match_length:
         rules = int(bool(position.crawford))
     else:
-        rules = RULE_JACOBY * bool(position.jacoby) + RULE_BEAVERS * bool(position.beavers)
+        rules = RULE_JACOBY * bool(position.jacoby) + RULE_BEAVERS * beavers
     fields = [
         "".join(chars),
         str(cube),
@@ -239,7 +265,7 @@ def position_from_xgid(text: str) -> Position:
     ``turn = -1`` (top player on roll, mover_seat 1, the bottom-side board
     string flipped to the mover's view). Raises FormatError (or InvalidBoardError) naming what is
     wrong: field count, board characters, non-integer or out-of-range fields,
-    dice, impossible match states.
+    dice, impossible match states, impossible cube states (``check_cube_context``).
     """
     if not isinstance(text, str):
         raise FormatError(f"XGID must be a string, got {type(text).__name__}")
@@ -310,6 +336,17 @@ def position_from_xgid(text: str) -> Position:
     else:
         owner_seat = 0 if cubepos == 1 else 1
         owner = CUBE_MOVER if owner_seat == seat else CUBE_OPPONENT
+    check_cube_context(
+        cube_value=1 << cube,
+        cube_owner=owner,
+        double_offered=double_offered,
+        beaver_stage=beaver_stage,
+        match_length=match_length,
+        crawford=crawford,
+        beavers=beavers,
+        max_cube=1 << max_cube,
+        where="XGID",
+    )
     scores = (s1, s2)
     return Position(
         board=board.astype(BOARD_DTYPE),

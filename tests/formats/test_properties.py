@@ -76,7 +76,9 @@ dice_pairs = st.tuples(st.integers(1, 6), st.integers(1, 6))
 
 @st.composite
 def match_context(draw) -> dict:
-    """Consistent score, match length, Crawford, cube and dice fields."""
+    """Consistent score, match length, Crawford and dice fields, and a cube owner
+    (the callers draw the cube value and make the cube state possible:
+    ``possible_cube``)."""
     match_length = draw(st.one_of(st.just(0), st.integers(1, 25), st.integers(26, 32767)))
     if match_length:
         scores = [draw(st.integers(0, match_length - 1)) for _ in range(2)]
@@ -101,19 +103,41 @@ def match_context(draw) -> dict:
     )
 
 
+def possible_cube(fields: dict, cube_log2: int, stage: int, max_log2: int) -> dict:
+    """``fields`` with a cube that can occur (docs/rules.md 5 and 6,
+    ``check_cube_context``): 1 and centred in the Crawford game; a cube of 1
+    centred; a double (stage 0) from a centred or own cube; after a beaver
+    (stage 1) or a raccoon (stage 2) at least 2 or 4, the beaverer's; twice the
+    cube within the limit while a double is on the table."""
+    fields = dict(fields)
+    if fields["crawford"]:
+        cube_log2 = 0
+    elif fields["double_offered"]:
+        cube_log2 = min(max(cube_log2, stage), max_log2 - 1)
+    if cube_log2 == 0 or fields["crawford"]:
+        fields["cube_owner"] = CUBE_CENTRED
+    elif stage:
+        fields["cube_owner"] = CUBE_OPPONENT
+    elif fields["double_offered"] and fields["cube_owner"] == CUBE_OPPONENT:
+        fields["cube_owner"] = CUBE_MOVER
+    fields["cube_value"] = 1 << cube_log2
+    return fields
+
+
 @st.composite
 def xgid_positions(draw) -> Position:
     """Positions holding only what an XGID carries."""
     fields = draw(match_context())
-    max_log2 = draw(st.integers(0, 15))
     money = fields["match_length"] == 0
+    stage = draw(st.integers(0, 2)) if money and fields["double_offered"] else 0
+    max_log2 = draw(st.integers(stage + 1 if fields["double_offered"] else 0, 15))
+    fields = possible_cube(fields, draw(st.integers(0, max_log2)), stage, max_log2)
     return Position(
         **fields,
-        cube_value=1 << draw(st.integers(0, max_log2)),
         max_cube=1 << max_log2,
         jacoby=money and draw(st.booleans()),
-        beavers=money and draw(st.booleans()),
-        beaver_stage=draw(st.integers(0, 2)) if fields["double_offered"] else 0,
+        beavers=money and (stage > 0 or draw(st.booleans())),
+        beaver_stage=stage,
     )
 
 
@@ -129,11 +153,11 @@ def gnubg_positions(draw) -> Position:
     stage, swapped = 0, draw(st.booleans())
     if fields["match_length"] == 0 and fields["double_offered"]:
         stage, swapped = draw(st.integers(0, 2)), False
-        owners = [CUBE_CENTRED, CUBE_MOVER] if stage == 0 else [CUBE_OPPONENT]
-        fields["cube_owner"] = draw(st.sampled_from(owners))
+    fields = possible_cube(fields, draw(st.integers(0, 10)), stage, 11)
     return Position(
         **fields,
-        cube_value=1 << draw(st.integers(0, 10)),
+        # the cube limit a Match ID reads (not carried): 1024, or what the ID needs
+        max_cube=max(1024, fields["cube_value"] * (2 if fields["double_offered"] else 1)),
         jacoby=fields["match_length"] == 0 and draw(st.booleans()),
         game_state=draw(st.integers(0, 4)),
         resign_offered=draw(st.integers(0, 3)),
@@ -233,7 +257,8 @@ def test_gnubg_position_round_trip(position):
 @FAST
 @given(xgid_positions())
 def test_format_ids_agree_with_each_other(position):
-    position = position.with_changes(max_cube=1024, cube_value=min(position.cube_value, 1024))
+    cap = 512 if position.double_offered else 1024  # a double to 1024 at most
+    position = position.with_changes(max_cube=1024, cube_value=min(position.cube_value, cap))
     ids = format_ids(position)
     from_gnubg = parse_position(f"{ids['position_id']}:{ids['match_id']}")
     from_xgid = parse_position(ids["xgid"])

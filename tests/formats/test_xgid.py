@@ -78,7 +78,11 @@ def test_scores_follow_the_seats():
 
 @pytest.mark.parametrize(("code", "stage"), [("D", 0), ("B", 1), ("R", 2)])
 def test_pending_double_codes(code, stage):
-    text = xgid(dice=code, cube=1, cubepos=1)
+    # docs/rules.md 5: D from the doubler's own cube; after a beaver (B) or a
+    # raccoon (R) the cube holds what a refusal loses (2, 4), the beaverer (the
+    # top player, not on turn) owns it, and the rules field allows beavers.
+    fields = dict(cube=1, cubepos=1) if stage == 0 else dict(cube=stage, cubepos=-1, rules=2)
+    text = xgid(dice=code, **fields)
     position = position_from_xgid(text)
     assert position.double_offered and position.dice is None and position.beaver_stage == stage
     assert position_to_xgid(position) == text
