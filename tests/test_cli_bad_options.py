@@ -91,3 +91,10 @@ def test_an_xgid_without_its_prefix_is_a_position_not_an_option(capsys):
     status, out, err = run(capsys, "moves", bare, "--json")
     assert status == 0 and err == ""
     assert out == run(capsys, "moves", f"XGID={bare}", "--json")[1]
+
+
+@pytest.mark.parametrize("length", ["-1", "32768", "99999999999"])
+def test_a_match_length_no_id_can_record_is_refused(capsys, length):
+    argv = ["match", "--a", "pubeval", "--b", "random", "--games", "2", "--length", length]
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == "" and "--length must be 0 (money) to 32767" in err

@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 
+from tdgammon.engine.formats.xgid import MAX_MATCH_LENGTH
 from tdgammon.engine.interfaces import cli_london_bridge
 from tdgammon.engine.rules.dice import seed_argument
 from tdgammon.engine.rules.errors import FormatError
@@ -47,8 +48,11 @@ def match_settings(args: argparse.Namespace, max_games: int = 0):
     from tdgammon.engine.flow.match import MatchSettings
 
     check_plies(args.plies)
-    if args.length < 0:
-        raise FormatError(f"--length must be 0 (money) or more, got {args.length}")
+    if not 0 <= args.length <= MAX_MATCH_LENGTH:
+        raise FormatError(
+            f"--length must be 0 (money) to {MAX_MATCH_LENGTH} (the longest match a Match ID "
+            f"or XGID records), got {args.length}"
+        )
     variant = get_variant(args.variant)
     if args.acey_deucey_stakes and not variant.acey_deucey_roll:
         raise FormatError(
