@@ -23,7 +23,8 @@ index    field
 45, 46   checkers borne off by you / by the opponent
 47, 48   checkers on the bar (redundant with fields 0 and 25; not used, as
          some writers leave them 0)
-49..52   can move, forced move, did Crawford, redoubles
+49..52   can move (0-4 checkers), forced move (0/1), did Crawford (0: no),
+         redoubles (a count >= 0)
 =======  ==================================================================
 
 How it is read (colour and direction are read, never assumed):
@@ -90,6 +91,8 @@ COLOUR = 41
 DIRECTION = 42
 YOUR_OFF = 45
 OPPONENT_OFF_FIELD = 46
+CAN_MOVE = 49
+FORCED_MOVE = 50
 DID_CRAWFORD = 51
 REDOUBLES = 52
 _NAMES = {
@@ -113,8 +116,8 @@ _NAMES = {
     OPPONENT_OFF_FIELD: "opponent's checkers off",
     47: "your checkers on the bar",
     48: "opponent's checkers on the bar",
-    49: "can move",
-    50: "forced move",
+    CAN_MOVE: "can move",
+    FORCED_MOVE: "forced move",
     DID_CRAWFORD: "did Crawford",
     REDOUBLES: "redoubles",
 }
@@ -174,6 +177,11 @@ def position_from_fibs(text: str) -> Position:
     _one_of(values, YOU_MAY_DOUBLE, (0, 1))
     _one_of(values, OPPONENT_MAY_DOUBLE, (0, 1))
     _one_of(values, WAS_DOUBLED, (-1, 0, 1))
+    _one_of(values, CAN_MOVE, (0, 1, 2, 3, 4))  # checkers the roll lets the mover move
+    _one_of(values, FORCED_MOVE, (0, 1))
+    for index in (DID_CRAWFORD, REDOUBLES):  # a flag (non-zero: yes) and a count
+        if values[index] < 0:
+            raise FormatError(f"FIBS board: {_name(index)} is {values[index]}, expected >= 0")
 
     # Board from your view: index = your point number, yours positive.
     cells = values[BOARD_FIRST : BOARD_FIRST + 26]

@@ -171,6 +171,11 @@ def _replace(text: str, index: int, value: str) -> str:
         (_replace(FIBS_EXAMPLE, 6, "-16"), "holds 16 checkers"),
         (_replace(FIBS_EXAMPLE, 45, "1"), "your checkers off is 1"),
         (_replace(FIBS_EXAMPLE, 4, "3"), "not below the match length"),
+        (_replace(FIBS_EXAMPLE, 49, "5"), "can move is 5"),
+        (_replace(FIBS_EXAMPLE, 49, "-1"), "can move is -1"),
+        (_replace(FIBS_EXAMPLE, 50, "2"), "forced move is 2"),
+        (_replace(FIBS_EXAMPLE, 51, "-1"), "did Crawford is -1, expected >= 0"),
+        (_replace(FIBS_EXAMPLE, 52, "-1"), "redoubles is -1, expected >= 0"),
     ],
 )
 def test_malformed_fibs(text, fragment):
