@@ -98,3 +98,11 @@ def test_a_match_length_no_id_can_record_is_refused(capsys, length):
     argv = ["match", "--a", "pubeval", "--b", "random", "--games", "2", "--length", length]
     status, out, err = run(capsys, *argv)
     assert status == 2 and out == "" and "--length must be 0 (money) to 32767" in err
+
+
+def test_rollout_top_without_dice_is_refused(capsys, monkeypatch):
+    status, _, err = run(capsys, "rollout", "4HPwATDgc/ABMA", "--top", "3", "--trials", "2")
+    assert status == 2 and "top picks the best plays of a roll" in err
+    line = json.dumps({"position": "4HPwATDgc/ABMA", "top": 2, "trials": 2}) + "\n"
+    status, out, _ = run(capsys, "rollout", "-", stdin=line, monkeypatch=monkeypatch)
+    assert "top picks the best plays of a roll" in json.loads(out)["error"]

@@ -226,6 +226,8 @@ def rollout_report(
         raise FormatError("--opening rolls out a position before rolling: leave out --dice")
     if cubeful and settings.opening:
         raise FormatError("--opening is for cubeless rollouts: leave out --cubeful")
+    if top is not None and dice is None:
+        raise FormatError("top picks the best plays of a roll: give the dice too (--dice)")
     plays = candidate_plays(search, board, dice, top) if dice is not None else None
     if plays is None:
         roots, flipped = board[None, :], np.zeros(1, dtype=bool)
