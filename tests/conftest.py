@@ -42,3 +42,16 @@ def tiny_config(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture
+def pipcount(monkeypatch):
+    """The analysis and rollout commands get the torch-free stand-in evaluator (a
+    test file may define its own ``pipcount`` patching fewer commands)."""
+    from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
+    from tdgammon.engine.interfaces import cli_analysis, cli_rollout
+
+    search = Search(PipCountEvaluator())
+    monkeypatch.setattr(cli_analysis, "load_search", lambda model=None: search)
+    monkeypatch.setattr(cli_rollout, "load_search", lambda model=None: search)
+    return search

@@ -9,7 +9,7 @@ import pytest
 from cli_runner import run
 
 from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
-from tdgammon.engine.interfaces import cli_analysis, cli_rollout
+from tdgammon.engine.interfaces import cli_rollout
 from tdgammon.engine.interfaces.cli_analysis import CUBE_KEYS, EVAL_KEYS, HINT_KEYS
 from tdgammon.engine.interfaces.cli_positions import MOVES_KEYS, check_keys
 from tdgammon.engine.interfaces.cli_rollout import ROLLOUT_KEYS
@@ -26,15 +26,6 @@ KEYS = {
 }
 OPTIONS = {"moves": [], "rollout": ["--trials", "2", "--truncate", "1"]}
 """Command-line options of each command's run (default: 0-ply)."""
-
-
-@pytest.fixture
-def pipcount(monkeypatch):
-    """The analysis commands and rollouts get the torch-free stand-in evaluator."""
-    search = Search(PipCountEvaluator())
-    monkeypatch.setattr(cli_analysis, "load_search", lambda model=None: search)
-    monkeypatch.setattr(cli_rollout, "load_search", lambda model=None: search)
-    return search
 
 
 def batch(capsys, monkeypatch, command: str, *lines: dict | str) -> list[dict]:

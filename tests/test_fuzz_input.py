@@ -26,9 +26,6 @@ from cli_runner import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
-from tdgammon.engine.interfaces import cli_analysis, cli_rollout
-
 START = "4HPwATDgc/ABMA"
 POSITIONS = [
     START,
@@ -105,15 +102,6 @@ with the commands that must answer it ``{"error"}`` (the others ignore what is b
 
 NOT_UTF8_LINES = [b"\xff\xfe", b'{"position": "\xc3"}', b"\xed\xa0\x80", b"\xe9t\xe9"]
 """Lines that are not UTF-8: a bad byte, a cut sequence, an encoded surrogate, Latin-1."""
-
-
-@pytest.fixture
-def pipcount(monkeypatch):
-    """The analysis and rollout commands get the torch-free stand-in evaluator."""
-    search = Search(PipCountEvaluator())
-    monkeypatch.setattr(cli_analysis, "load_search", lambda model=None: search)
-    monkeypatch.setattr(cli_rollout, "load_search", lambda model=None: search)
-    return search
 
 
 def run_bytes(capsys, monkeypatch, data: bytes, *argv):

@@ -14,7 +14,7 @@ from cli_runner import run
 from tdgammon.engine.cube.agent import CubeAgent
 from tdgammon.engine.evaluation.search import PipCountEvaluator, Search
 from tdgammon.engine.formats.match_id import position_to_gnubg
-from tdgammon.engine.interfaces import cli_analysis, cli_rollout
+from tdgammon.engine.interfaces import cli_analysis
 from tdgammon.engine.interfaces.ubgi import UbgiEngine
 from tdgammon.engine.rules.position import (
     GAME_DROPPED,
@@ -139,14 +139,6 @@ def test_ubgi_command_answers_sorry(capsys, monkeypatch):
 
 
 # ---------------------------------------------------------------- the CLI
-
-
-@pytest.fixture
-def pipcount(monkeypatch):
-    search = Search(PipCountEvaluator())
-    monkeypatch.setattr(cli_analysis, "load_search", lambda model=None: search)
-    monkeypatch.setattr(cli_rollout, "load_search", lambda model=None: search)
-    return search
 
 
 COMMANDS = {
