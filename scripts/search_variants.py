@@ -83,6 +83,54 @@ class DecoupledSearch(Search):
         return np.einsum("nrk,r->nk", chosen, weights).astype(np.float32)
 
 
+class SoftReplySearch(Search):
+    """1-ply search whose reply to each roll is valued by a softmax over the replies'
+    0-ply equities at ``temperature`` (equity units) instead of their maximum: the
+    maximum of noisy values is biased towards the replier, the more so the more
+    near-equal replies a roll has; a softmax spreads the choice over them."""
+
+    def __init__(self, evaluator: NetworkEvaluator, temperature: float) -> None:
+        super().__init__(evaluator)
+        self.temperature = temperature
+
+    def _expand(self, boards: np.ndarray, plies: int) -> np.ndarray:
+        if plies != 1:
+            raise ValueError("the soft-reply search is 1-ply only")
+        count = len(boards)
+        rolls = search_module.N_ROLLS
+        moves = search_module.generate_moves(
+            np.repeat(boards, rolls, axis=0), np.tile(search_module.ALL_ROLLS, (count, 1))
+        )
+        values = self.play_probabilities(moves.boards, 0, moves.extra_roll).astype(np.float64)
+        scores = self.score(values)
+        pairs = count * rolls
+        starts = np.searchsorted(moves.parents, np.arange(pairs))
+        top = np.maximum.reduceat(scores, starts)
+        weights = np.exp((scores - top[moves.parents]) / self.temperature)
+        total = np.add.reduceat(weights, starts)
+        chosen = np.add.reduceat(values * weights[:, None], starts) / total[:, None]
+        chosen = chosen.reshape(count, rolls, -1)
+        roll_weights = search_module.ROLL_WEIGHTS.astype(np.float64)
+        return np.einsum("nrk,r->nk", chosen, roll_weights).astype(np.float32)
+
+
+class BlendPlayer:
+    """Agent protocol: 1-ply with the root filter, each candidate ranked by
+    ``(1 - weight) * its 1-ply equity + weight * its 0-ply equity``."""
+
+    def __init__(self, search: Search, weight: float) -> None:
+        self.search, self.weight, self.name = search, weight, f"blend-{weight}"
+
+    def choose_plays(self, boards, dice, moves) -> np.ndarray:
+        zero = self.search.score(self.search.play_probabilities(moves.boards, 0, moves.extra_roll))
+        values, depth = self.search.value_plays(moves, 1)
+        parent_depth = np.zeros(len(boards), dtype=np.int64)
+        np.maximum.at(parent_depth, moves.parents, depth)
+        blended = (1 - self.weight) * self.search.score(values) + self.weight * zero
+        scores = np.where(depth == parent_depth[moves.parents], blended, -np.inf)
+        return search_module.best_rows(scores, moves.parents, len(boards))
+
+
 class SearchPlayer:
     """Agent protocol: the best play of each position by ``search`` at ``plies``."""
 
@@ -95,21 +143,32 @@ class SearchPlayer:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("kind", choices=("ensemble", "decoupled"))
-    parser.add_argument("second", help="the second model file")
+    parser.add_argument("kind", choices=("ensemble", "decoupled", "soft", "blend"))
+    parser.add_argument(
+        "second",
+        help="the second model file (ensemble, decoupled); soft: the temperature; "
+        "blend: the 0-ply weight",
+    )
     parser.add_argument("--plies", type=int, default=1, help="depth of both players (ensemble)")
     parser.add_argument("--sample", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=2)
     args = parser.parse_args()
     torch.set_num_threads(1)
     started = time.time()
-    shipped, second = default_evaluator(), load_evaluator(args.second)
-    if args.kind == "ensemble":
+    shipped = default_evaluator()
+    if args.kind == "soft":
+        plies = 1
+        player = SearchPlayer(SoftReplySearch(shipped, float(args.second)), 1, "soft")
+    elif args.kind == "blend":
+        plies = 1
+        player = BlendPlayer(Search(shipped), float(args.second))
+    elif args.kind == "ensemble":
+        second = load_evaluator(args.second)
         plies = args.plies
         player = SearchPlayer(Search(EnsembleEvaluator([shipped, second])), plies, "ensemble")
     else:
         plies = 1
-        player = SearchPlayer(DecoupledSearch(shipped, second), 1, "decoupled")
+        player = SearchPlayer(DecoupledSearch(shipped, load_evaluator(args.second)), 1, "decoupled")
     baseline = network_player(default_evaluator(), plies)
     boards, dice = decision_sample(args.sample, args.seed, default_evaluator())
     gain, differ, unforced = judged_gains(player, baseline, Judge("gnubg:2"), boards, dice)

@@ -145,7 +145,7 @@ def test_moves_batch_mode_under_a_strict_utf8_locale_reports_a_bad_line():
         (["moves", "//////////////", "--dice", "52"], ""),
         (["bench", "movegen", "--batch-sizes", "x"], "batch-sizes"),
         (["bench", "movegen", "--sample", "0"], "--sample must be at least 1, got 0"),
-        (["bench", "movegen", "--threads", "0"], "--threads must be at least 1, got 0"),
+        (["bench", "match-analysis", "--threads", "0"], "--threads must be at least 1, got 0"),
         (["bench", "selfplay", "--threads", "-2"], "--threads must be at least 1, got -2"),
         (["bench", "movegen", "--sample", "10", "--batch-sizes", "1,64"], "larger than the sample"),
         (["bench", "nothing"], "invalid choice"),

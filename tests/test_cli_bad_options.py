@@ -106,3 +106,34 @@ def test_rollout_top_without_dice_is_refused(capsys, monkeypatch):
     line = json.dumps({"position": "4HPwATDgc/ABMA", "top": 2, "trials": 2}) + "\n"
     status, out, _ = run(capsys, "rollout", "-", stdin=line, monkeypatch=monkeypatch)
     assert "top picks the best plays of a roll" in json.loads(out)["error"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["analysis", "--plies", "2"], "bench analysis does not use --plies (an option of bench "
+         "choices, cube, rollout, strength)"),
+        (["movegen", "--games", "10"], "bench movegen does not use --games (an option of bench "
+         "strength)"),
+        (["strength", "--judge", "gnubg:1"], "bench strength does not use --judge (an option of "
+         "bench choices)"),
+        (["selfplay", "--opponent-plies", "1"], "bench selfplay does not use --opponent-plies"),
+        (["race", "--truncate", "4"], "bench race does not use --truncate (an option of bench "
+         "cube)"),
+    ],
+)  # fmt: skip
+def test_a_bench_option_the_target_does_not_read_is_refused(capsys, argv, expected):
+    status, out, err = run(capsys, "bench", *argv)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"tdgammon: error: {expected}")
+
+
+def test_every_bench_option_is_read_by_some_target():
+    from tdgammon.engine.interfaces import cli
+
+    commands = cli.build_parser()._subparsers._group_actions[0]
+    targets, defaults = commands.choices["bench"].get_default("run").args
+    assert set(targets) == {"analysis", "choices", "cube", "match-analysis", "movegen", "race",
+                            "rollout", "selfplay", "strength"}  # fmt: skip
+    read = set().union(*(set(reads) for _, reads in targets.values()))
+    assert read == set(defaults)

@@ -229,6 +229,15 @@ def register(commands, bench_targets: dict) -> None:
         "starting a local instance",
     )
     train.set_defaults(run=cmd_train)
-    bench_targets["strength"] = cmd_bench_strength
-    bench_targets["selfplay"] = cmd_bench_selfplay
-    bench_targets["choices"] = cmd_bench_choices
+    bench_targets["strength"] = (
+        cmd_bench_strength,
+        ("model", "opponent", "variant", "plies", "games", "seed", "threads"),
+    )
+    bench_targets["selfplay"] = (
+        cmd_bench_selfplay,
+        ("model", "presets", "seconds", "threads", "parallel_games", "workers"),
+    )
+    bench_targets["choices"] = (
+        cmd_bench_choices,
+        ("model", "opponent", "plies", "opponent_plies", "sample", "seed", "judge", "threads"),
+    )

@@ -418,7 +418,7 @@ class Trainer:
         return "pubeval" if self.variant == "standard" else "heuristic"
 
     def evaluate(self) -> dict:
-        from tdgammon.engine.players.duel import play_duel
+        from tdgammon.engine.players.duel import finite_or_none, play_duel
         from tdgammon.engine.players.factory import make_agent
 
         cfg = self.config.eval
@@ -443,7 +443,7 @@ class Trainer:
             result["ci95_vs_best"] = vs_best.ci95
         if self.best_ppg is None or vs_opp.ppg > self.best_ppg:
             self.best_ppg = vs_opp.ppg
-            card = dict(self.card(), ci95=vs_opp.ci95)
+            card = dict(self.card(), ci95=finite_or_none(vs_opp.ci95))
             card[f"ppg_vs_{opp}"] = vs_opp.ppg
             self.best_record = model_record(self.preset, self.network, card)
             atomic_torch_save(self.best_record, best_path)

@@ -125,4 +125,7 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
 
 def register(commands, bench_targets: dict) -> None:
     """Add ``bench cube``."""
-    bench_targets["cube"] = bench_cube_command
+    bench_targets["cube"] = (
+        bench_cube_command,
+        ("model", "plies", "seed", "trials", "threads", "reference", "build", "reroll", "truncate"),
+    )

@@ -70,4 +70,7 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
 
 def register(commands, bench_targets: dict) -> None:
     """Add ``bench race``."""
-    bench_targets["race"] = bench_race_command
+    bench_targets["race"] = (
+        bench_race_command,
+        ("model", "seed", "trials", "threads", "reference", "build"),
+    )

@@ -2,8 +2,11 @@
 
 Sub-commands live in small modules, each with ``register(commands,
 bench_targets)``: it adds its sub-parsers (``set_defaults(run=...)``) and may
-add targets to ``tdgammon bench TARGET``; a module whose bench targets take
-options of their own also defines ``add_bench_arguments(bench_parser)``.
+add targets to ``tdgammon bench TARGET``, each as ``bench_targets[NAME] =
+(function, the option names it reads)`` (``bench``'s options are shared by its
+targets, and one given to a target that does not read it is refused, not
+ignored); a module whose bench targets take options of their own also defines
+``add_bench_arguments(bench_parser)``.
 ``COMMAND_MODULES`` lists them by
 name; modules outside ``engine`` (``tdgammon.train.cli``) are imported by name only
 here, the one place where the interface layer reaches the training package,
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import importlib
 import json
 import os
@@ -104,13 +108,27 @@ POSITIVE_BENCH_OPTIONS = ("sample", "threads")
 """``tdgammon bench`` options that must be at least 1, whichever target reads them."""
 
 
-def run_bench(targets: dict, args: argparse.Namespace) -> int:
-    """``tdgammon bench TARGET``, after checking the options shared by the targets."""
+def run_bench(targets: dict, defaults: dict, args: argparse.Namespace) -> int:
+    """``tdgammon bench TARGET``, after checking the options shared by the targets.
+
+    targets: name -> ``(function, names of the options it reads)``; defaults: every
+    ``bench`` option's name -> its default. An option set (not its default) that the
+    target does not read is refused: ``bench analysis --plies 2`` would otherwise
+    measure 0, 1 and 2 plies as always, and the user take it for what was asked.
+    """
+    run, reads = targets[args.target]
+    for name, default in defaults.items():
+        if name not in reads and getattr(args, name) != default:
+            users = ", ".join(sorted(t for t, (_, options) in targets.items() if name in options))
+            raise FormatError(
+                f"bench {args.target} does not use --{name.replace('_', '-')} "
+                f"(an option of bench {users})"
+            )
     for name in POSITIVE_BENCH_OPTIONS:
         value = getattr(args, name)
         if value < 1:
             raise FormatError(f"--{name} must be at least 1, got {value}")
-    return targets[args.target](args)
+    return run(args)
 
 
 def bench_movegen_command(args: argparse.Namespace) -> int:
@@ -162,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
-    bench_targets = {"movegen": bench_movegen_command}
+    bench_targets = {"movegen": (bench_movegen_command, ("batch_sizes", "sample", "seconds"))}
     modules = [importlib.import_module(name) for name in COMMAND_MODULES]
     for module in modules:
         module.register(commands, bench_targets)
@@ -187,7 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
     for module in modules:
         if hasattr(module, "add_bench_arguments"):
             module.add_bench_arguments(bench)
-    bench.set_defaults(run=lambda args: run_bench(bench_targets, args))
+    defaults = vars(bench.parse_args(["movegen"]))
+    del defaults["target"], defaults["json"]
+    bench.set_defaults(run=functools.partial(run_bench, bench_targets, defaults))
     return parser
 
 

@@ -197,4 +197,4 @@ def register(commands, bench_targets: dict) -> None:
         "--model", default=None, help="a model file or checkpoint (default: the shipped network)"
     )
     parser.set_defaults(run=cmd_analyse)
-    bench_targets["match-analysis"] = bench_match_analysis_command
+    bench_targets["match-analysis"] = (bench_match_analysis_command, ("model", "seed", "threads"))

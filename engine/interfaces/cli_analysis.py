@@ -328,4 +328,4 @@ def register(commands, bench_targets: dict) -> None:
     _common(ubgi, UBGI_DEFAULT_PLIES)
     ubgi.set_defaults(run=cmd_ubgi)
 
-    bench_targets["analysis"] = bench_analysis_command
+    bench_targets["analysis"] = (bench_analysis_command, ("sample", "model"))

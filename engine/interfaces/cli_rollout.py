@@ -743,4 +743,7 @@ def register(commands, bench_targets: dict) -> None:
         help="progress bar on stderr (default: only when stderr is a terminal)",
     )
     ro.set_defaults(run=cmd_rollout)
-    bench_targets["rollout"] = bench_rollout_command
+    bench_targets["rollout"] = (
+        bench_rollout_command,
+        ("trials", "model", "plies", "seed", "threads", "workers", "ray_address"),
+    )
