@@ -19,10 +19,10 @@ index    field
 40       was doubled: your opponent has just doubled
 41       colour: +1 you are O (positive), -1 you are X (negative)
 42       direction: -1 you move from field 24 to field 1, +1 from 1 to 24
-43, 44   home and bar (obsolete; not used)
+43, 44   home and bar (obsolete; not used, but each must be 0 or 25)
 45, 46   checkers borne off by you / by the opponent
 47, 48   checkers on the bar (redundant with fields 0 and 25; not used, as
-         some writers leave them 0)
+         some writers leave them 0; each must be 0-15)
 49..52   can move (0-4 checkers), forced move (0/1), did Crawford (0: no),
          redoubles (a count >= 0)
 =======  ==================================================================
@@ -179,6 +179,13 @@ def position_from_fibs(text: str) -> Position:
     _one_of(values, WAS_DOUBLED, (-1, 0, 1))
     _one_of(values, CAN_MOVE, (0, 1, 2, 3, 4))  # checkers the roll lets the mover move
     _one_of(values, FORCED_MOVE, (0, 1))
+    for index in (43, 44):  # the home and bar fields name field 0 or 25, whichever they say
+        _one_of(values, index, (0, 25))
+    for index in (47, 48):  # bar counts (not used: field 0 and 25 hold them)
+        if not 0 <= values[index] <= CHECKERS_PER_SIDE:
+            raise FormatError(
+                f"FIBS board: {_name(index)} is {values[index]}, expected 0-{CHECKERS_PER_SIDE}"
+            )
     for index in (DID_CRAWFORD, REDOUBLES):  # a flag (non-zero: yes) and a count
         if values[index] < 0:
             raise FormatError(f"FIBS board: {_name(index)} is {values[index]}, expected >= 0")

@@ -176,6 +176,10 @@ def _replace(text: str, index: int, value: str) -> str:
         (_replace(FIBS_EXAMPLE, 50, "2"), "forced move is 2"),
         (_replace(FIBS_EXAMPLE, 51, "-1"), "did Crawford is -1, expected >= 0"),
         (_replace(FIBS_EXAMPLE, 52, "-1"), "redoubles is -1, expected >= 0"),
+        (_replace(FIBS_EXAMPLE, 43, "7"), "home is 7, expected one of 0, 25"),
+        (_replace(FIBS_EXAMPLE, 44, "-25"), "bar is -25, expected one of 0, 25"),
+        (_replace(FIBS_EXAMPLE, 47, "16"), "your checkers on the bar is 16, expected 0-15"),
+        (_replace(FIBS_EXAMPLE, 48, "-1"), "opponent's checkers on the bar is -1, expected 0-15"),
     ],
 )
 def test_malformed_fibs(text, fragment):
