@@ -165,38 +165,54 @@ def validate(boards: np.ndarray, checkers_per_side: int = CHECKERS_PER_SIDE) -> 
     if not np.issubdtype(b.dtype, np.integer):
         raise InvalidBoardError(f"board must hold integers, got {b.dtype}")
     b = b.astype(np.int64)
-    mover_only = [MOVER_OFF, MOVER_BAR, MOVER_HAND]
-    opponent_only = [OPPONENT_OFF, OPPONENT_BAR, OPPONENT_HAND]
-    names = {
-        MOVER_OFF: "mover's off tray",
-        MOVER_BAR: "mover's bar",
-        MOVER_HAND: "mover's hand",
-        OPPONENT_OFF: "opponent's off tray",
-        OPPONENT_BAR: "opponent's bar",
-        OPPONENT_HAND: "opponent's hand",
-    }
-    for row, board in enumerate(b):
-        where = f" (board {row})" if len(b) > 1 else ""
-        for index in mover_only:
-            if board[index] < 0:
-                raise InvalidBoardError(f"negative count {board[index]} in {names[index]}{where}")
-        for index in opponent_only:
-            if board[index] > 0:
-                raise InvalidBoardError(f"negative count {-board[index]} in {names[index]}{where}")
-        mover_total = int(board[board > 0].sum())
-        opponent_total = int(-board[board < 0].sum())
-        for who, total in (("mover", mover_total), ("opponent", opponent_total)):
-            if total != checkers_per_side:
-                relation = "more" if total > checkers_per_side else "fewer"
-                raise InvalidBoardError(
-                    f"{who} has {total} checkers, {relation} than {checkers_per_side}{where}"
-                )
-        if not board[FIRST_POINT : OPPONENT_BAR + 1].any() and not board[MOVER_HAND:].any():
+    totals = np.stack([np.where(b > 0, b, 0).sum(axis=1), np.where(b < 0, -b, 0).sum(axis=1)], 1)
+    suspect = (
+        (b[:, _MOVER_ONLY] < 0).any(axis=1)
+        | (b[:, _OPPONENT_ONLY] > 0).any(axis=1)
+        | (totals != checkers_per_side).any(axis=1)
+        | ~(b[:, FIRST_POINT : OPPONENT_BAR + 1].any(axis=1) | b[:, MOVER_HAND:].any(axis=1))
+    )  # vectorized; the first such board is then named by the checks below
+    for row in np.flatnonzero(suspect)[:1]:
+        _check_one(b[row], checkers_per_side, f" (board {row})" if len(b) > 1 else "")
+
+
+_MOVER_ONLY = [MOVER_OFF, MOVER_BAR, MOVER_HAND]
+_OPPONENT_ONLY = [OPPONENT_OFF, OPPONENT_BAR, OPPONENT_HAND]
+_SLOT_NAMES = {
+    MOVER_OFF: "mover's off tray",
+    MOVER_BAR: "mover's bar",
+    MOVER_HAND: "mover's hand",
+    OPPONENT_OFF: "opponent's off tray",
+    OPPONENT_BAR: "opponent's bar",
+    OPPONENT_HAND: "opponent's hand",
+}
+
+
+def _check_one(board: np.ndarray, checkers_per_side: int, where: str) -> None:
+    """``validate``'s checks of one ``(30,) int64`` board, in order; ``where`` ends
+    each message (which board of a batch)."""
+    for index in _MOVER_ONLY:
+        if board[index] < 0:
+            raise InvalidBoardError(f"negative count {board[index]} in {_SLOT_NAMES[index]}{where}")
+    for index in _OPPONENT_ONLY:
+        if board[index] > 0:
             raise InvalidBoardError(
-                "both players have borne off all their checkers (none is left on the "
-                "board, the bar or in hand); the game ends when the first player has "
-                f"borne off all{where}"
+                f"negative count {-board[index]} in {_SLOT_NAMES[index]}{where}"
             )
+    mover_total = int(board[board > 0].sum())
+    opponent_total = int(-board[board < 0].sum())
+    for who, total in (("mover", mover_total), ("opponent", opponent_total)):
+        if total != checkers_per_side:
+            relation = "more" if total > checkers_per_side else "fewer"
+            raise InvalidBoardError(
+                f"{who} has {total} checkers, {relation} than {checkers_per_side}{where}"
+            )
+    if not board[FIRST_POINT : OPPONENT_BAR + 1].any() and not board[MOVER_HAND:].any():
+        raise InvalidBoardError(
+            "both players have borne off all their checkers (none is left on the "
+            "board, the bar or in hand); the game ends when the first player has "
+            f"borne off all{where}"
+        )
 
 
 def as_batch(boards: np.ndarray) -> np.ndarray:
