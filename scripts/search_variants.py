@@ -1,10 +1,12 @@
-"""Per-decision strength of two ways to use a second network beside the shipped one.
+"""Per-decision strength of variants of the shipped network's 1-ply search.
 
 Usage:
     python scripts/search_variants.py ensemble SECOND.pt --plies 0|1
     python scripts/search_variants.py decoupled SECOND.pt
+    python scripts/search_variants.py soft TEMPERATURE
+    python scripts/search_variants.py blend WEIGHT
 
-Both are measured like ``tdgammon bench choices`` (``tdgammon.train.choices``):
+Each is measured like ``tdgammon bench choices`` (``tdgammon.train.choices``):
 the 6,000 decisions of ``--seed`` (default 2) sampled from the shipped network's
 self-play, the shipped network at the same depth as the baseline player, GNU
 Backgammon's 2-ply as the judge (``pip install -e '.[gnubg]'``; a benchmark only).
@@ -16,10 +18,14 @@ Backgammon's 2-ply as the judge (``pip install -e '.[gnubg]'``; a benchmark only
   reply of each roll, and the maximum of noisy values is biased towards the
   replier by the noise the choice picks out; a reply chosen by one network and
   valued by another does not carry that bias when their errors are independent.
+- ``soft``: 1-ply whose reply to each roll is valued by a softmax (at TEMPERATURE,
+  equity units) over the replies' 0-ply equities, not by the best one's.
+- ``blend``: 1-ply whose candidates are ranked by (1 - WEIGHT) times their 1-ply
+  equity plus WEIGHT times their 0-ply equity.
 
 Prints one JSON line: gain per unforced decision (equity, 95% interval), the
 share of decisions chosen differently, and the gain per position class.
-docs/training.md, "Session 13", has the figures.
+docs/training.md, "Session 13" and "Session 14", has the figures.
 """
 
 from __future__ import annotations
@@ -57,33 +63,44 @@ class EnsembleEvaluator(NetworkEvaluator):
         return np.mean(outputs, axis=0).astype(np.float32)
 
 
-class DecoupledSearch(Search):
-    """1-ply search (module docstring): ``_expand`` at one ply chooses each roll's
-    reply with one network and values it with the other, both ways, averaged."""
-
-    def __init__(self, first: NetworkEvaluator, second: NetworkEvaluator) -> None:
-        super().__init__(first)
-        self.second = Search(second)
+class OnePlySearch(Search):
+    """A 1-ply search whose reply to each (position, roll) pair is valued by
+    ``reply_values`` instead of the best reply's 0-ply value."""
 
     def _expand(self, boards: np.ndarray, plies: int) -> np.ndarray:
         if plies != 1:
-            raise ValueError("the decoupled search is 1-ply only")
+            raise ValueError(f"{type(self).__name__} is a 1-ply search only")
         count = len(boards)
         rolls = search_module.N_ROLLS
         moves = search_module.generate_moves(
             np.repeat(boards, rolls, axis=0), np.tile(search_module.ALL_ROLLS, (count, 1))
         )
-        first = self.play_probabilities(moves.boards, 0, moves.extra_roll)
-        second = self.second.play_probabilities(moves.boards, 0, moves.extra_roll)
-        pairs = count * rolls
-        by_first = search_module.best_rows(self.score(first), moves.parents, pairs)
-        by_second = search_module.best_rows(self.score(second), moves.parents, pairs)
-        chosen = (0.5 * (second[by_first] + first[by_second])).reshape(count, rolls, -1)
-        weights = search_module.ROLL_WEIGHTS.astype(np.float32)
+        chosen = self.reply_values(moves, count * rolls).reshape(count, rolls, -1)
+        weights = search_module.ROLL_WEIGHTS.astype(np.float64)
         return np.einsum("nrk,r->nk", chosen, weights).astype(np.float32)
 
+    def reply_values(self, moves, pairs: int) -> np.ndarray:
+        """``(pairs, 5)``: the value of each pair's reply, mover's view after it."""
+        raise NotImplementedError
 
-class SoftReplySearch(Search):
+
+class DecoupledSearch(OnePlySearch):
+    """1-ply search (module docstring): each roll's reply is chosen with one network
+    and valued with the other, both ways, averaged."""
+
+    def __init__(self, first: NetworkEvaluator, second: NetworkEvaluator) -> None:
+        super().__init__(first)
+        self.second = Search(second)
+
+    def reply_values(self, moves, pairs: int) -> np.ndarray:
+        first = self.play_probabilities(moves.boards, 0, moves.extra_roll)
+        second = self.second.play_probabilities(moves.boards, 0, moves.extra_roll)
+        by_first = search_module.best_rows(self.score(first), moves.parents, pairs)
+        by_second = search_module.best_rows(self.score(second), moves.parents, pairs)
+        return 0.5 * (second[by_first] + first[by_second])
+
+
+class SoftReplySearch(OnePlySearch):
     """1-ply search whose reply to each roll is valued by a softmax over the replies'
     0-ply equities at ``temperature`` (equity units) instead of their maximum: the
     maximum of noisy values is biased towards the replier, the more so the more
@@ -93,25 +110,14 @@ class SoftReplySearch(Search):
         super().__init__(evaluator)
         self.temperature = temperature
 
-    def _expand(self, boards: np.ndarray, plies: int) -> np.ndarray:
-        if plies != 1:
-            raise ValueError("the soft-reply search is 1-ply only")
-        count = len(boards)
-        rolls = search_module.N_ROLLS
-        moves = search_module.generate_moves(
-            np.repeat(boards, rolls, axis=0), np.tile(search_module.ALL_ROLLS, (count, 1))
-        )
+    def reply_values(self, moves, pairs: int) -> np.ndarray:
         values = self.play_probabilities(moves.boards, 0, moves.extra_roll).astype(np.float64)
         scores = self.score(values)
-        pairs = count * rolls
         starts = np.searchsorted(moves.parents, np.arange(pairs))
         top = np.maximum.reduceat(scores, starts)
         weights = np.exp((scores - top[moves.parents]) / self.temperature)
         total = np.add.reduceat(weights, starts)
-        chosen = np.add.reduceat(values * weights[:, None], starts) / total[:, None]
-        chosen = chosen.reshape(count, rolls, -1)
-        roll_weights = search_module.ROLL_WEIGHTS.astype(np.float64)
-        return np.einsum("nrk,r->nk", chosen, roll_weights).astype(np.float32)
+        return np.add.reduceat(values * weights[:, None], starts) / total[:, None]
 
 
 class BlendPlayer:
