@@ -137,3 +137,13 @@ def test_every_bench_option_is_read_by_some_target():
                             "rollout", "selfplay", "strength"}  # fmt: skip
     read = set().union(*(set(reads) for _, reads in targets.values()))
     assert read == set(defaults)
+
+
+@pytest.mark.parametrize("command", ["play", "match"])
+def test_a_cube_limit_no_id_can_record_is_refused(capsys, command):
+    status, out, err = run(capsys, command, "--cube-limit", "65536")
+    assert status == 2 and out == ""
+    assert err == (
+        "tdgammon: error: --cube-limit must be at most 32768 (the highest cube a Match ID or "
+        "XGID records), got 65536\n"
+    )

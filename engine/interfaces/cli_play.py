@@ -12,11 +12,15 @@ import argparse
 import json
 import sys
 
-from tdgammon.engine.formats.xgid import MAX_MATCH_LENGTH
+from tdgammon.engine.formats.xgid import MAX_CUBE_LOG2, MAX_MATCH_LENGTH
 from tdgammon.engine.interfaces import cli_london_bridge
 from tdgammon.engine.rules.dice import seed_argument
 from tdgammon.engine.rules.errors import FormatError
 from tdgammon.engine.rules.variants import VARIANTS, get_variant
+
+MAX_CUBE = 2**MAX_CUBE_LOG2
+"""Highest ``--cube-limit``: the highest cube a Match ID or XGID records (past it the
+game has no IDs to show, save or analyse)."""
 
 HUMAN = "human"
 """The one player name of the commands that is not a ``tdgammon.engine.players.factory``
@@ -52,6 +56,11 @@ def match_settings(args: argparse.Namespace, max_games: int = 0):
         raise FormatError(
             f"--length must be 0 (money) to {MAX_MATCH_LENGTH} (the longest match a Match ID "
             f"or XGID records), got {args.length}"
+        )
+    if args.cube_limit > MAX_CUBE:  # below it, the rules' own check (a power of two >= 1)
+        raise FormatError(
+            f"--cube-limit must be at most {MAX_CUBE} (the highest cube a Match ID or XGID "
+            f"records), got {args.cube_limit}"
         )
     variant = get_variant(args.variant)
     if args.acey_deucey_stakes and not variant.acey_deucey_roll:

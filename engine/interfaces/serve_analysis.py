@@ -6,12 +6,13 @@ function (``cli_positions.moves_request``, ``cli_analysis.eval_request``,
 ``hint_request``, ``cube_request``, ``cli_rollout.rollout_request``); this module
 only adds the server's bounds before it calls them:
 
-- the search depth: a request may ask for at most the server's ``--plies``
-  (which is also the depth of a request that names none);
+- the search depth: a request may ask for 0 to the server's ``--plies``
+  (which is also the depth of a request that names none), and is told so;
 - rollouts: 0-ply, at most ``MAX_ROLLOUT_TRIALS`` trials, with dice the best
-  ``DEFAULT_ROLLOUT_TOP`` plays unless ``top`` says otherwise, and at most
-  ``MAX_ROLLOUT_GAMES`` games in all (trials x plays); their other options are
-  the request's, else the command line's defaults (``rollout_defaults``).
+  ``DEFAULT_ROLLOUT_TOP`` plays unless ``top`` says otherwise (``"top": null``,
+  every play of the roll, is refused), and at most ``MAX_ROLLOUT_GAMES`` games
+  in all (trials x plays); their other options are the request's, else the
+  command line's defaults (``rollout_defaults``).
 
 ``show`` has no batch mode in the CLI; its request holds ``position`` only
 (``SHOW_KEYS``; any other key is an error, as in every batch line) and its answer
@@ -70,6 +71,18 @@ def _whole(request: dict, name: str, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
+def _check_top(line: dict) -> None:
+    """``DEFAULT_ROLLOUT_TOP`` for a rollout line with dice and no ``top``; FormatError for
+    ``"top": null``: the CLI reads it as every play of the roll (42 of 1-1 in the
+    opening), past the bound on the games of one request, hours of work."""
+    line.setdefault("top", DEFAULT_ROLLOUT_TOP)
+    if line["top"] is None:
+        raise FormatError(
+            "top must be a whole number on this server, got null (every play of the roll): "
+            f"a rollout here plays at most {MAX_ROLLOUT_GAMES} games"
+        )
+
+
 class Analysis:
     """The answers of the analysis endpoints, on one ``Search`` (module docstring)."""
 
@@ -83,8 +96,10 @@ class Analysis:
         return FormatError(f"plies must be 0-{self.plies} on this server, got {plies}")
 
     def _check_depth(self, request: dict) -> None:
+        """FormatError naming this server's bounds for a whole-number depth outside them
+        (the CLI would name its own, 0-MAX_PLIES)."""
         plies = _whole(request, "plies", 0)
-        if plies > self.plies:
+        if not 0 <= plies <= self.plies:
             raise self._depth_error(plies)
 
     def _match_depth(self, text: str | None) -> int:
@@ -126,14 +141,14 @@ class Analysis:
 
     def rollout(self, request: dict) -> dict:
         """``POST /api/rollout``: a bounded rollout (module docstring)."""
-        if _whole(request, "plies", 0) > 0:
+        if _whole(request, "plies", 0) != 0:
             raise FormatError("rollouts on this server play at 0-ply: plies must be 0")
         line = {"trials": DEFAULT_ROLLOUT_TRIALS, **request}
         trials = _whole(line, "trials", 1)
         if trials > MAX_ROLLOUT_TRIALS:
             raise FormatError(f"trials must be 1-{MAX_ROLLOUT_TRIALS} on this server, got {trials}")
         if "dice" in line:
-            line.setdefault("top", DEFAULT_ROLLOUT_TOP)
+            _check_top(line)
         plays = _whole(line, "top", 1) if "dice" in line else 1
         if trials * plays > MAX_ROLLOUT_GAMES:
             raise FormatError(

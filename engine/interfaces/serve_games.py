@@ -21,7 +21,11 @@ terminal. A finished game waits for ``next``.
 Actions (``{"action": ...}``): ``roll``, ``double``, ``take``, ``pass`` (or
 ``drop``), ``beaver``, ``raccoon``, ``move`` (with ``"move": "13/8 13/11"``),
 ``resign`` (with ``"kind": "single" | "gammon" | "backgammon"``, or the points
-of an Acey-Deucey resignation; default single) and ``next``.
+of an Acey-Deucey resignation; default single) and ``next``. An action's body
+holds only ``action`` and that action's own key (``ACTION_KEYS``): any other
+key is an error, as in every batch line: a misspelt ``"knd": "gammon"`` must not
+resign a single game, as bad input gets "a clear error message naming what is
+wrong, never a silent wrong answer".
 """
 
 from __future__ import annotations
@@ -59,7 +63,7 @@ from tdgammon.engine.flow.matfile import format_mat
 from tdgammon.engine.formats.notation import format_move
 from tdgammon.engine.formats.parse import format_ids, parse_position
 from tdgammon.engine.interfaces import cli_play
-from tdgammon.engine.interfaces.cli_positions import _field
+from tdgammon.engine.interfaces.cli_positions import _field, check_keys
 from tdgammon.engine.interfaces.serve_analysis import command_defaults
 from tdgammon.engine.interfaces.terminal import RESIGN_WORDS, HumanAgent
 from tdgammon.engine.players.cube_actions import bot_step, check_match_length
@@ -138,6 +142,11 @@ def game_options(request: dict, max_plies: int) -> argparse.Namespace:
     _bounded("games", args.games, 1, MAX_SESSION_GAMES)
     _bounded("length", args.length, 0, MAX_MATCH_LENGTH)
     _bounded("plies", args.plies, 0, max_plies)
+    if args.cube_limit > cli_play.MAX_CUBE:  # below it, the rules' own check (a power of two)
+        raise FormatError(
+            f"cube_limit must be at most {cli_play.MAX_CUBE} (the highest cube an XGID records), "
+            f"got {args.cube_limit}"
+        )
     if args.seed is not None:
         _bounded("seed", args.seed, 0)
     if args.opponent.lower() not in PLAYER_NAMES:
@@ -262,6 +271,7 @@ class WebGame:
         handler = _ACTIONS.get(action)
         if handler is None:
             raise FormatError(f"unknown action {action[:40]!r}: one of {', '.join(_ACTIONS)}")
+        check_keys(request, ACTION_KEYS.get(action, ("action",)))
         with self.lock:
             self._record(lambda: handler(self, request))
             self._advance()
@@ -424,3 +434,5 @@ _ACTIONS: dict[str, Callable[[WebGame, dict], object]] = {
     "next": lambda web, request: web.next_game(),
 }
 """The person's actions: each calls the game's own action with his seat."""
+ACTION_KEYS = {"move": ("action", "move"), "resign": ("action", "kind")}
+"""The keys of an action's body, where it has more than ``action`` (module docstring)."""
