@@ -89,6 +89,13 @@ def test_the_highest_cube_limit_keeps_the_ids_and_the_analysis(client):
     assert client.get(f"/api/games/{game['id']}/analysis", params={"plies": 0}).status_code == 200
 
 
+def test_a_seed_outside_the_command_lines_range_is_refused(client):
+    answer = client.post("/api/games", json={"seed": 2**63})
+    assert answer.status_code == 400
+    assert answer.json() == {"error": f"seed must be 0-{2**63 - 1} on this server, got {2**63}"}
+    assert new_game(client, seed=2**63 - 1)["id"]
+
+
 @pytest.mark.parametrize("limit, message", [(0, "got 0"), (3, "got 3")])
 def test_a_cube_limit_that_is_no_power_of_two_is_still_the_rules_error(client, limit, message):
     answer = client.post("/api/games", json={"cube_limit": limit})

@@ -69,6 +69,7 @@ from tdgammon.engine.interfaces.terminal import RESIGN_WORDS, HumanAgent
 from tdgammon.engine.players.cube_actions import bot_step, check_match_length
 from tdgammon.engine.players.factory import NETWORK_NAMES, PLAYER_NAMES, make_agent
 from tdgammon.engine.rules.board import flip, pip_counts
+from tdgammon.engine.rules.dice import MAX_SEED
 from tdgammon.engine.rules.errors import FormatError, TdgammonError
 from tdgammon.engine.rules.position import CUBE_CENTRED, CUBE_MOVER, CUBE_OPPONENT, Position
 
@@ -148,7 +149,7 @@ def game_options(request: dict, max_plies: int) -> argparse.Namespace:
             f"got {args.cube_limit}"
         )
     if args.seed is not None:
-        _bounded("seed", args.seed, 0)
+        _bounded("seed", args.seed, 0, MAX_SEED)  # the CLI's --seed range
     if args.opponent.lower() not in PLAYER_NAMES:
         raise FormatError(
             f"opponent must be one of {', '.join(PLAYER_NAMES)}, got {args.opponent!r}: "
