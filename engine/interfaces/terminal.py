@@ -28,10 +28,13 @@ At each prompt a human may type (case does not matter):
   none, or its file cannot be read, it says so and shows pubeval's ranking instead.
 
 A bad line gets a one-line explanation and the same prompt again; the state
-never changes on a refused action. Lines of a byte stream (stdin) are decoded
-as UTF-8 one by one, whatever the locale: a line that is not UTF-8 is one bad
-line; what the output cannot encode (a file name's undecodable bytes) is
-written as backslash escapes. Only ``TdgammonError`` (bad input, a refused
+never changes on a refused action. A command that acts at once (``roll``,
+``double``, ``take``, ``drop``, ``accept``, ``hint``, ...) takes nothing after it:
+``drop 8/2`` is refused, not carried out with ``8/2`` ignored. A ``double`` after
+a roll made automatically says why the cube was not available. Lines of a byte
+stream (stdin) are decoded as UTF-8 one by one, whatever the locale: a line that
+is not UTF-8 is one bad line; what the output cannot encode (a file name's
+undecodable bytes) is written as backslash escapes. Only ``TdgammonError`` (bad input, a refused
 action, a missing model) is reported that way: any other exception is a bug and
 propagates (after the match is saved), so ``tdgammon play`` ends with the CLI's
 internal-error line (the traceback under ``tdgammon --debug play``). The end of
@@ -63,6 +66,7 @@ import numpy as np
 from tdgammon.engine.display.render import render_board
 from tdgammon.engine.flow.game import Game
 from tdgammon.engine.flow.game_records import (
+    ACT_MOVE,
     BEAVERED,
     CUBE_ANSWER_PHASES,
     DOUBLED,
@@ -97,6 +101,17 @@ RESIGN_WORDS = {
     "b": BACKGAMMON,
     "3": BACKGAMMON,
 }
+
+ACTION_WORDS = {
+    TO_ROLL: ("roll", "r", "double", "d"),
+    TO_MOVE: ("moves",),
+    DOUBLED: ("take", "t", "drop", "pass", "p", "beaver", "b"),
+    BEAVERED: ("take", "t", "drop", "pass", "p", "raccoon"),
+    RACCOONED: ("take", "t", "drop", "pass", "p", "raccoon"),
+    RESIGNING: ("accept", "a", "yes", "y", "reject", "r", "no"),
+}
+"""The one-word commands that act at once in each phase (and ``hint`` in any): a
+word typed after one of them is refused, never ignored (``TerminalSession._command``)."""
 
 HELP = """Commands:
   <move>          play the roll in standard notation, e.g. 24/18 13/11, 8/5(2), bar/22*,
@@ -169,13 +184,35 @@ class HumanAgent:
         raise TdgammonError("a human plays through the terminal session, not choose_plays")
 
 
+def _whole_number(text: str, highest: int) -> int | None:
+    """``text`` as a whole number from 0 to ``highest``, or None if it is not one.
+
+    The rule for bad input: "a clear error message naming what is wrong, never a
+    traceback". ``int`` raises on a digit that is not a decimal one (``²``) and on
+    a number of more than 4300 digits, so neither of those reaches it.
+    """
+    if not text.isdecimal():
+        return None
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(highest)):
+        return None
+    value = int(digits)
+    return value if value <= highest else None
+
+
 def _analysis_plies(text: str) -> int:
     """The depth of ``analyse [PLIES]`` (default 1); TdgammonError for a bad one."""
     if not text:
         return 1
-    if not (text.isascii() and text.isdigit()) or int(text) > 3:
+    plies = _whole_number(text, 3) if text.isascii() else None
+    if plies is None:
         raise TdgammonError(f"analyse takes a depth 0-3, got {text!r}")
-    return int(text)
+    return plies
+
+
+def _plays_made(game: Game) -> int:
+    """How many plays (``pass`` included) ``game`` has had: it names a turn."""
+    return sum(action.kind == ACT_MOVE for action in game.history)
 
 
 class QuitSession(Exception):
@@ -204,6 +241,9 @@ class TerminalSession:
         self.save_path = save_path
         self.show_board = show_board
         self._save = save
+        # The last roll made for a human (the cube was not available): the game, its
+        # plays made then and why no double was possible (``_already_rolled``).
+        self._rolled_for: tuple[Game, int, str | None] | None = None
 
     # ------------------------------------------------------------ output
 
@@ -395,7 +435,9 @@ class TerminalSession:
     def _human_step(self, game: Game, seat: int) -> None:
         who = self.name(seat)
         if game.phase == TO_ROLL and not game.may_double:
+            reason = game.double_refusal()
             d = game.roll()
+            self._rolled_for = (game, _plays_made(game), reason)
             self.say(f"{self.does(seat, 'rolls')} {d[0]}-{d[1]}.")
             self._say_stake(game)
             return
@@ -442,6 +484,8 @@ class TerminalSession:
         words = line.lower().split()
         word = words[0] if words else ""
         rest = " ".join(words[1:])
+        if rest and (word == "hint" or word in ACTION_WORDS.get(game.phase, ())):
+            self._refuse_extra_words(word, line)
         if word in ("help", "?"):
             self.say(HELP)
         elif word in ("quit", "exit", "q"):
@@ -461,13 +505,14 @@ class TerminalSession:
             self._list_moves(game)
         elif word == "resign" and game.variant.scoring == SCORING_CHECKERS_LEFT:
             most = game.variant.checkers
-            if not rest.isdigit() or not 1 <= int(rest) <= most:
+            points = _whole_number(rest, most)
+            if not points:  # None (not a number 0..most: "²", 5000 digits) or 0
                 raise TdgammonError(
                     f"resign how many points? resign N, N from 1 to {most} "
                     f"({game.variant.name}: the stake per checker not borne off; "
                     f"the stake is {game.stake})"
                 )
-            game.offer_resignation(int(rest), seat=seat)
+            game.offer_resignation(points, seat=seat)
         elif word == "resign":
             if rest not in RESIGN_WORDS:
                 raise TdgammonError(
@@ -511,10 +556,7 @@ class TerminalSession:
             else:
                 game.reject_resignation(seat=seat)
         elif game.phase == TO_MOVE and word in ("double", "d", "roll", "r"):
-            raise TdgammonError(
-                f"the dice are already rolled ({game.dice[0]}-{game.dice[1]}): play them "
-                "(a double must come before rolling)"
-            )
+            raise TdgammonError(self._already_rolled(game, word))
         elif game.phase == TO_MOVE:
             if not line.strip():
                 raise TdgammonError("type your move, e.g. 13/8 13/11 (or 'moves' to list them)")
@@ -530,6 +572,36 @@ class TerminalSession:
             raise TdgammonError("roll first (type roll or press Enter), then enter your move")
         else:
             raise TdgammonError(f"not understood: {line!r}. {self._expected(game)}")
+
+    @staticmethod
+    def _refuse_extra_words(word: str, line: str) -> None:
+        """The rule for bad input: "a bad command gets a clear error message naming
+        what is wrong ... never a silent wrong answer". A command that acts at once
+        (``ACTION_WORDS``, ``hint``) with words after it (``drop 8/2``, ``hint 3``)
+        is refused, not carried out with the words ignored."""
+        extra = line.split(None, 1)[1].strip()
+        raise TdgammonError(f"{word} takes nothing after it, got {extra!r}: type {word} alone")
+
+    def _already_rolled(self, game: Game, word: str) -> str:
+        """Why ``roll`` or ``double`` is refused once the dice are rolled.
+
+        The rule for bad input: "a clear error message naming what is wrong". When
+        the dice were rolled for the human because no double was possible (the
+        cube dead, owned by the other side, Crawford, no cube at all), a ``double``
+        is told that reason, not that it came too late.
+        """
+        dice = f"{game.dice[0]}-{game.dice[1]}"
+        note = self._rolled_for
+        if word in ("double", "d") and note is not None and note[2] is not None:
+            rolled_game, plays, reason = note
+            if rolled_game is game and plays == _plays_made(game):
+                return (
+                    f"the dice are already rolled ({dice}), for you: cannot double, "
+                    f"{reason}. Play them"
+                )
+        return (
+            f"the dice are already rolled ({dice}): play them (a double must come before rolling)"
+        )
 
     def _expected(self, game: Game) -> str:
         return {
@@ -560,8 +632,10 @@ class TerminalSession:
         return analysis_text(analyse_match(self.match, search, plies))
 
     def _hint(self, game: Game) -> str:
-        if game.phase != TO_MOVE:
+        if game.phase == TO_ROLL:
             return "  hint is for moves: roll first"
+        if game.phase != TO_MOVE:  # a cube answer or a resignation waits: not a roll
+            return f"  hint is for moves, not this decision. {self._expected(game)}"
         from tdgammon.engine.analysis.reports import load_search
 
         try:
