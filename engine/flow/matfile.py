@@ -25,6 +25,9 @@ Layout (facts of the format as GNU Backgammon and eXtreme Gammon write it)::
   and its from/to pairs, 25 the bar and 0 off, ``*`` a hit (``52: 13/8 6/4*``);
   a roll with nothing written is a roll that could not be played. Cube
   actions: ``Doubles => 2``, ``Takes``, ``Drops``, ``Beavers => 4``.
+- A player who rolls and then resigns has the roll written with nothing after
+  it (GNU Backgammon: ``51:``; eXtreme Gammon: ``51: ???``), then the ``Wins``
+  of the resignation.
 - A beaver (docs/rules.md 5) is ``Beavers => 4`` in the beaverer's column (the
   cube if it is accepted), then the doubler's ``Takes`` (play goes on at 4)
   or ``Drops`` (refused: ``Wins 2 points`` for the beaverer, on a cube of 1).
@@ -59,6 +62,12 @@ Decisions:
   the left column, before the game's first roll; reading a ``Doubles`` before
   the opening roll replays a tie that doubled the cube (the tie's dice are not
   recorded) and refuses one the settings do not allow.
+- A roll with no move written (or ``???``) when the dice can be played is a
+  roll the roller resigned after: the next action must be ``Wins`` (read as
+  the resignation, with the dice rolled and not played; the history keeps no
+  roll without its move, so writing the game again leaves the roll out). Any
+  other action after it is a ``MatFileError`` at the roll's line (a move left
+  out of the record).
 - A game resigned before its first move has no numbered line (the format
   writes a roll only with its move, so the opening roll is not recorded): its
   ``Wins`` is read as the loser's resignation before the opening roll.
@@ -337,6 +346,8 @@ _MOVE_RE = re.compile(r"^([1-6])([1-6]):\s*(.*)$")
 _CUBE_RE = re.compile(r"^(Doubles|Beavers|Raccoons)\s*=>\s*(\d+)$", re.IGNORECASE)
 _WINS_RE = re.compile(r"^Wins\s+(\d+)\s+points?(\s+and\s+the\s+match)?$", re.IGNORECASE)
 _IN_PROGRESS_RE = re.compile(r"^;\s*game\s+in\s+progress$", re.IGNORECASE)
+_UNRECORDED_RE = re.compile(r"^\?{3,}$")
+"""eXtreme Gammon's move for a roll the roller resigned after (``52: ???``)."""
 
 
 def _names_score_re(names: tuple[str, str]) -> re.Pattern:
@@ -429,6 +440,7 @@ class _Reader:
         self.names: tuple[str, str] | None = None
         self.names_score_re: re.Pattern | None = None
         self.last = (0, "")  # the last line with text: number, text
+        self.unplayed: tuple[int, str] | None = None  # a roll resigned after?: line, text
 
     def error(self, message: str) -> MatFileError:
         return MatFileError(f"line {self.line}: {message}")
@@ -475,6 +487,7 @@ class _Reader:
 
     def check_complete(self) -> None:
         """A last game with no result must end with ``IN_PROGRESS``, or the file is cut short."""
+        self.check_unplayed()
         if not self.game_started or self.match.game.is_over:
             return
         self.line, text = self.last
@@ -519,6 +532,7 @@ class _Reader:
         raise self.error(f"not understood: {stripped[:60]!r}")
 
     def start_game(self, number: int) -> None:
+        self.check_unplayed()
         match = self.match
         if number != len(match.games) + (0 if self.first_game_unused() else 1):
             raise self.error(f"expected game {len(match.games) + 1}, got Game {number}")
@@ -587,6 +601,7 @@ class _Reader:
                 self.apply(text, seat)
 
     def apply(self, text: str, seat: int) -> None:
+        self.check_unplayed()
         game = self.match.game
         try:
             self._apply(game, text, seat)
@@ -612,7 +627,14 @@ class _Reader:
                 if game.phase != TO_ROLL:
                     raise self.error(f"{text!r}: {game._phase_text()}")
                 game.roll(dice, seat=seat)
-            game.play_text(move.group(3).strip() or "pass", seat=seat)
+            played = move.group(3).strip()
+            if _UNRECORDED_RE.match(played):
+                played = ""
+            if not played and game.can_play():
+                # "a roll the roller resigned after: the next action must be Wins"
+                self.unplayed = (self.line, f"{self.match.names[seat]}: {text!r}")
+                return
+            game.play_text(played or "pass", seat=seat)
             return
         cube = _CUBE_RE.match(text)
         if cube:
@@ -643,6 +665,18 @@ class _Reader:
             game.drop(seat=seat)
         else:
             raise self.error(f"not an action: {text!r}")
+
+    def check_unplayed(self) -> None:
+        """MatFileError at the line of a roll with no move written, though its dice
+        can be played, unless it was followed at once by ``Wins`` (a resignation)."""
+        if self.unplayed is None:
+            return
+        self.line, what = self.unplayed
+        raise self.error(
+            f"{what}: no move written, but the dice can be played: a roll with nothing "
+            "written is one that cannot be played, or one the roller resigned after "
+            "('Wins N points' next); is a move missing?"
+        )
 
     def automatic_double(self, game: Game, value: int) -> None:
         """``Doubles => N`` before the opening roll: a tie that doubled the cube."""
@@ -691,6 +725,7 @@ class _Reader:
             game.accept_resignation()
         except TdgammonError as error:
             raise self.error(str(error)) from None
+        self.unplayed = None  # the roll before it, if any, is accounted for
 
 
 def read_mat(text: str) -> LoadedMatch:
