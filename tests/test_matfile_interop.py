@@ -11,6 +11,8 @@ blank line after it, no ``and the match``.
 
 from __future__ import annotations
 
+import codecs
+
 import pytest
 
 from tdgammon.engine.flow.game_records import (
@@ -144,12 +146,18 @@ def test_gnubg_export_written_again_loads_back_the_same():
         pytest.param(lambda t: t.replace("\n", "\r").encode("utf-8"), id="cr"),
         pytest.param(lambda t: t.encode("latin-1"), id="latin-1"),
         pytest.param(lambda t: t.rstrip("\n").encode("utf-8"), id="no-final-newline"),
+        # a Windows editor's "Unicode" save: UTF-16 with its byte-order mark
+        pytest.param(lambda t: t.replace("\n", "\r\n").encode("utf-16"), id="utf-16"),
+        pytest.param(lambda t: codecs.BOM_UTF16_BE + t.encode("utf-16-be"), id="utf-16-be"),
     ],
 )
 def test_line_endings_and_encodings(tmp_path, encode):
     path = tmp_path / "gnubg.mat"
     path.write_bytes(encode(GNU_EXPORT))
     check_gnu_export(load_mat(path))
+    from tdgammon.engine.analysis.match_analysis import _read_text
+
+    assert "point match" in _read_text(path)  # the analysis decodes the file the same way
 
 
 @pytest.mark.parametrize(

@@ -114,7 +114,14 @@ from tdgammon.engine.flow.game_records import (
     GameAction,
 )
 from tdgammon.engine.flow.match import Match
-from tdgammon.engine.flow.matfile import LoadedMatch, MatFileError, load_mat, position_ids, read_mat
+from tdgammon.engine.flow.matfile import (
+    LoadedMatch,
+    MatFileError,
+    decode_mat,
+    load_mat,
+    position_ids,
+    read_mat,
+)
 from tdgammon.engine.formats.notation import format_move
 from tdgammon.engine.formats.xgid import position_from_xgid
 from tdgammon.engine.movegen.vectorized import MoveList, best_rows, generate_moves
@@ -188,12 +195,8 @@ def _games_before_error(path: str | Path, message: str) -> LoadedMatch | None:
 
 
 def _read_text(path: str | Path) -> str:
-    """The file's text, decoded as ``load_mat`` decodes it (UTF-8, else Latin-1)."""
-    data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
+    """The file's text, decoded as ``load_mat`` decodes it (``decode_mat``)."""
+    return decode_mat(Path(path).read_bytes())
 
 
 # ---------------------------------------------------------------- the walk

@@ -103,6 +103,7 @@ Decisions:
 
 from __future__ import annotations
 
+import codecs
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -735,16 +736,28 @@ def read_mat(text: str) -> LoadedMatch:
     return _Reader(text).run()
 
 
+def decode_mat(data: bytes) -> str:
+    """The text of a .mat file's bytes: UTF-16 when it starts with a UTF-16 byte-order
+    mark (a Windows editor's "Unicode" save), else UTF-8 (a byte-order mark skipped),
+    else Latin-1 (older exports); so every byte string decodes to some text."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass  # not UTF-16 after all (an odd byte count): read as the others
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
 def load_mat(path: str | Path) -> LoadedMatch:
-    """Read a .mat file (UTF-8, Latin-1 accepted); errors name the file, then the line."""
+    """Read a .mat file (``decode_mat``); errors name the file, then the line."""
     try:
         data = Path(path).read_bytes()
     except OSError as error:
         raise MatFileError(f"{path}: line 0: cannot read the file: {error.strerror}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
+    text = decode_mat(data)
     try:
         return read_mat(text)
     except MatFileError as error:
