@@ -241,7 +241,7 @@ def test_a_command_with_words_after_it_is_refused(before, text):
 
 def test_the_same_commands_alone_still_act():
     script, out, match = play([PLAY, "double", "drop"], max_games=1)
-    assert "you wins a single game (double dropped): 1 point" in out
+    assert "you win a single game (double dropped): 1 point" in out
 
 
 def test_save_and_resign_still_take_their_words(tmp_path):
@@ -272,3 +272,10 @@ def test_hint_before_rolling_still_says_roll_first():
     script, out, match = play([PLAY, "hint", "quit"])
     assert refused(out, "hint", "hint is for moves: roll first")
     assert script.unchanged_by("hint") and match.game.phase == TO_ROLL
+
+
+def test_a_long_line_not_understood_is_quoted_cut_short():
+    from tdgammon.engine.interfaces.terminal import QUOTE_LIMIT, _quoted
+
+    assert _quoted("abc") == "'abc'"
+    assert _quoted("x" * 100_000) == repr("x" * QUOTE_LIMIT) + "..."

@@ -194,11 +194,13 @@ class GameResult:
             ENDED_BY_RESIGNATION: " (resignation)",
         }[self.ended_by]
         unit = "point" if self.points == 1 else "points"
+        who = names[self.winner]
+        wins = "win" if who.lower() == "you" else "wins"  # the terminal's player is "you"
         if self.scoring == SCORING_CHECKERS_LEFT:
             if self.ended_by == ENDED_BY_BEAR_OFF:
                 left = "checker" if self.kind == 1 else "checkers"
                 how = f" ({self.kind} {left} not borne off)"
             if self.stake > 1:
                 how += f" at a stake of {self.stake}"
-            return f"{names[self.winner]} wins{how}: {self.points} {unit}"
-        return f"{names[self.winner]} wins a {RESULT_NAMES[self.kind]}{how}: {self.points} {unit}"
+            return f"{who} {wins}{how}: {self.points} {unit}"
+        return f"{who} {wins} a {RESULT_NAMES[self.kind]}{how}: {self.points} {unit}"

@@ -200,6 +200,15 @@ def _whole_number(text: str, highest: int) -> int | None:
     return value if value <= highest else None
 
 
+QUOTE_LIMIT = 60
+"""Characters of a refused line quoted back (a pasted megabyte is not echoed)."""
+
+
+def _quoted(line: str) -> str:
+    """``repr`` of ``line``, cut to ``QUOTE_LIMIT`` characters with ``...`` after."""
+    return repr(line) if len(line) <= QUOTE_LIMIT else f"{line[:QUOTE_LIMIT]!r}..."
+
+
 def _analysis_plies(text: str) -> int:
     """The depth of ``analyse [PLIES]`` (default 1); TdgammonError for a bad one."""
     if not text:
@@ -571,7 +580,7 @@ class TerminalSession:
         elif game.phase == TO_ROLL and "/" in line:
             raise TdgammonError("roll first (type roll or press Enter), then enter your move")
         else:
-            raise TdgammonError(f"not understood: {line!r}. {self._expected(game)}")
+            raise TdgammonError(f"not understood: {_quoted(line)}. {self._expected(game)}")
 
     @staticmethod
     def _refuse_extra_words(word: str, line: str) -> None:
