@@ -279,3 +279,15 @@ def test_a_long_line_not_understood_is_quoted_cut_short():
 
     assert _quoted("abc") == "'abc'"
     assert _quoted("x" * 100_000) == repr("x" * QUOTE_LIMIT) + "..."
+
+
+def test_moves_before_the_roll_says_what_to_type():
+    # Before: "not understood: 'moves'", though moves is a command.
+    script, out, match = play([PLAY, "moves", "quit"])
+    assert refused(
+        out,
+        "moves",
+        "moves lists the plays of the dice rolled, and none are: Type roll or double "
+        "(help for all commands).",
+    )
+    assert script.unchanged_by("moves") and match.game.phase == TO_ROLL

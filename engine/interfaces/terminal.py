@@ -300,8 +300,10 @@ class TerminalSession:
         """
         try:
             self._loop()
-        except (QuitSession, KeyboardInterrupt):
+        except QuitSession:
             self.say("Session stopped.")
+        except KeyboardInterrupt:  # Ctrl-C at the prompt: end its line first
+            self.say("\nSession stopped.")
         except Exception:
             self._save_on_error()
             raise
@@ -512,6 +514,10 @@ class TerminalSession:
             self.say(self._analysis(_analysis_plies(rest)))
         elif word == "moves" and game.phase == TO_MOVE:
             self._list_moves(game)
+        elif word == "moves":
+            raise TdgammonError(
+                f"moves lists the plays of the dice rolled, and none are: {self._expected(game)}"
+            )
         elif word == "resign" and game.variant.scoring == SCORING_CHECKERS_LEFT:
             most = game.variant.checkers
             points = _whole_number(rest, most)
