@@ -171,8 +171,8 @@ def validate(boards: np.ndarray, checkers_per_side: int = CHECKERS_PER_SIDE) -> 
         | (b[:, _OPPONENT_ONLY] > 0).any(axis=1)
         | (totals != checkers_per_side).any(axis=1)
         | ~(b[:, FIRST_POINT : OPPONENT_BAR + 1].any(axis=1) | b[:, MOVER_HAND:].any(axis=1))
-    )  # vectorized; the first such board is then named by the checks below
-    for row in np.flatnonzero(suspect)[:1]:
+    )  # vectorized; the first bad board is then named by the checks of one board
+    for row in np.flatnonzero(suspect):
         _check_one(b[row], checkers_per_side, f" (board {row})" if len(b) > 1 else "")
 
 
