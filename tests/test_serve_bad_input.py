@@ -45,13 +45,13 @@ def new_game(client, **options) -> dict:
     "body, message",
     [
         # a misspelt "kind": once a single game resigned, whatever was meant
-        ({"action": "resign", "knd": "gammon"}, "unknown key 'knd' (known: action, kind)"),
+        ({"action": "resign", "knd": "gammon"}, "unknown key 'knd' (known: action, kind, version)"),
         (
             {"action": "move", "move": "13/7", "dice": [6, 2]},
-            "unknown key 'dice' (known: action, move)",
+            "unknown key 'dice' (known: action, move, version)",
         ),
-        ({"action": "roll", "move": "13/7 13/11"}, "unknown key 'move' (known: action)"),
-        ({"action": "next", "kind": "gammon"}, "unknown key 'kind' (known: action)"),
+        ({"action": "roll", "move": "13/7 13/11"}, "unknown key 'move' (known: action, version)"),
+        ({"action": "next", "kind": "gammon"}, "unknown key 'kind' (known: action, version)"),
     ],
 )
 def test_an_unknown_key_in_an_action_is_refused(client, body, message):

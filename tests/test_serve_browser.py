@@ -4,7 +4,8 @@ A person opens the page, starts a game, moves by clicking checkers and points,
 asks for a hint, doubles (the bot takes), downloads the game as ``.mat``, asks
 for its analysis and plays on by typing moves until the game ends and its
 analysis shows; then starts a game from a set-up position where the bot doubles,
-clicks Take and plays it to the end by clicking. Screenshots go to ``screenshots/`` (git-ignored).
+clicks Take and plays it to the end by clicking; double-clicks Play and sees the move
+played once. Screenshots go to ``screenshots/`` (git-ignored).
 
 Only the operating system's browser is used (``/usr/bin/chromium``; ``.ci/run``
 installs it with apt-get when it is missing): Playwright is given its path and
@@ -177,6 +178,28 @@ def test_the_bot_doubles_the_person_takes_and_plays_to_the_end(page):
     assert game["result"]["points"] == 2 and page.locator("#download-mat").is_hidden()
     assert page.locator("#analyse-game").is_hidden() and page.locator("#game-analysis").is_hidden()
     shoot(page, "game-over")
+
+
+def test_a_double_click_on_play_plays_the_move_once(page):
+    """Both clicks send the move for the version drawn: the server plays the first and
+    refuses the second (409), and the page shows why with the game as it is."""
+    game = start(page)
+    while "move" not in game["actions"]:
+        click(page, "#roll")
+        game = state(page)
+    move = game["legal_moves"][0]["move"]
+    page.fill("#move-text", move)
+    with page.expect_response(
+        lambda answer: answer.url.endswith("/actions") and answer.status == 409
+    ):
+        page.dblclick("#play-move")
+    page.wait_for_function("document.getElementById('error').textContent !== ''")
+    assert "Not played: the game had already moved on" in page.inner_text("#error")
+    page.wait_for_selector("body[data-busy='0']", state="attached")
+    after = state(page)
+    assert after["version"] == game["version"] + 1
+    assert [line for line in after["log"] if line.startswith("you: ") and line.endswith(move)]
+    shoot(page, "double-click")
 
 
 def test_a_pasted_position_is_analysed(page):

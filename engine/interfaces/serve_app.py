@@ -20,9 +20,11 @@
 Bodies are read as the CLI reads a batch line (``cli_positions.decode_line``
 and ``parse_request``: UTF-8, strict JSON, one object) and may hold at most
 ``MAX_BODY_BYTES``. Errors answer ``{"error": "<the CLI's message>"}``: 400 for
-bad input, 409 for an action the rules refuse now (``RuleError``), 404 for an
-unknown game or path, 413 for a body too large, 503 when the rollout pool is
-full. Anything else is a bug: 500 with the CLI's internal-error line.
+bad input, 409 for an action the rules refuse now (``RuleError``) or one sent
+for another version of the game (``StaleVersion``: reload the state; its answer
+also holds the game's ``"version"``), 404 for an unknown game or path, 413 for
+a body too large, 503 when the rollout pool is full. Anything else is a bug:
+500 with the CLI's internal-error line.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from starlette.exceptions import HTTPException
 from tdgammon.engine.analysis.reports import load_search
 from tdgammon.engine.interfaces.cli_positions import decode_line, parse_request
 from tdgammon.engine.interfaces.serve_analysis import Analysis
-from tdgammon.engine.interfaces.serve_games import WebGame, new_game
+from tdgammon.engine.interfaces.serve_games import StaleVersion, WebGame, new_game
 from tdgammon.engine.interfaces.serve_store import GameStore, UnknownGame
 from tdgammon.engine.rules.errors import RuleError, TdgammonError
 
@@ -140,11 +142,14 @@ def _status(error: TdgammonError) -> int:
         return 404
     if isinstance(error, ServerBusy):
         return 503
-    return 409 if isinstance(error, RuleError) else 400
+    return 409 if isinstance(error, (RuleError, StaleVersion)) else 400
 
 
 def _add_error_handlers(app: FastAPI) -> None:
     async def bad_input(request: Request, error: TdgammonError) -> JSONResponse:
+        if isinstance(error, StaleVersion):  # the version the game is at, for programs
+            body = {"error": str(error), "version": error.version}
+            return JSONResponse(body, status_code=_status(error))
         return _error(_status(error), str(error))
 
     async def http_error(request: Request, error: HTTPException) -> JSONResponse:
@@ -215,9 +220,12 @@ def _add_game_routes(
 
     @app.post(
         "/api/games/{game_id}/actions",
-        summary="roll, double, take, pass, beaver, raccoon, move, resign or next",
+        summary="roll, double, take, pass, beaver, raccoon, move, resign or next; with the "
+        "state's version, 409 if the game is at another",
         tags=["games"],
-        openapi_extra=_json_body({"action": "move", "move": "13/8 13/11"}),
+        description="An action may carry the version of the state it answers (the state's "
+        "version); when the game is at another, it is refused with 409 and nothing is applied.",
+        openapi_extra=_json_body({"action": "move", "move": "13/8 13/11", "version": 0}),
     )
     async def act(game_id: str, request: Request) -> dict:
         game = games.get(game_id)

@@ -22,10 +22,20 @@ Actions (``{"action": ...}``): ``roll``, ``double``, ``take``, ``pass`` (or
 ``drop``), ``beaver``, ``raccoon``, ``move`` (with ``"move": "13/8 13/11"``),
 ``resign`` (with ``"kind": "single" | "gammon" | "backgammon"``, or the points
 of an Acey-Deucey resignation; default single) and ``next``. An action's body
-holds only ``action`` and that action's own key (``ACTION_KEYS``): any other
-key is an error, as in every batch line: a misspelt ``"knd": "gammon"`` must not
-resign a single game, as bad input gets "a clear error message naming what is
-wrong, never a silent wrong answer".
+holds only ``action``, ``version`` (below) and that action's own key
+(``ACTION_KEYS``): any other key is an error, as in every batch line: a misspelt
+``"knd": "gammon"`` must not resign a single game, as bad input gets "a clear
+error message naming what is wrong, never a silent wrong answer".
+
+Versions: every state carries ``"version"``, the number of the person's actions
+the game has applied (0 when created; each accepted action adds 1, whatever the
+bot then plays by itself; a refused one adds nothing). An action may carry the
+``"version"`` of the state it answers (a whole number, 0 or more; the page always
+sends it): if the game is at another version (a double click, a retried request,
+a second tab) it is refused with ``StaleVersion`` and nothing is applied, never
+played on a later turn or made an answer to another cube decision. Without it
+the action applies to the game as it is now, as before versions (optional, so
+that existing API clients keep working).
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ from __future__ import annotations
 import argparse
 import copy
 import functools
+import json
 import secrets
 import threading
 from collections.abc import Callable
@@ -98,6 +109,8 @@ MAX_MATCH_LENGTH = 64
 """Longest match (``length``), for the same reason."""
 MAX_STEPS = 10_000
 """Decisions the game may run through by itself after one action (a bug past that)."""
+VERSION_KEY = "version"
+"""The key of a state's version and of an action's (optional) version (module docstring)."""
 
 _TYPE_WORDS = {str: "a string", int: "a whole number", bool: "true or false"}
 _VERBS = {
@@ -110,6 +123,15 @@ _VERBS = {
     ACT_ACCEPT: "accepts the resignation",
     ACT_REJECT: "rejects the resignation",
 }
+
+
+class StaleVersion(TdgammonError):
+    """An action sent for another version of the game than its current one (module
+    docstring): the API answers 409 with the game's ``version``, and nothing is applied."""
+
+    def __init__(self, message: str, version: int) -> None:
+        super().__init__(message)
+        self.version = version
 
 
 # ---------------------------------------------------------------- options
@@ -244,9 +266,24 @@ def _resign_kind(value) -> int:
     raise FormatError('"kind" must be single, gammon, backgammon or a number of points')
 
 
+def _request_version(request: dict) -> int | None:
+    """The version an action's body answers (None when it names none): a whole number,
+    0 or more; FormatError for anything else (``true``, ``7.0``, ``"7"``, ``-1``)."""
+    if VERSION_KEY not in request:
+        return None
+    version = request[VERSION_KEY]
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise FormatError(
+            f'"{VERSION_KEY}" must be a whole number, 0 or more (the "{VERSION_KEY}" of the '
+            f"state the action answers), got {json.dumps(version)[:40]}"
+        )
+    return version
+
+
 class WebGame:
     """A ``Match`` of a person (``seat``) against a bot, played by ``act`` (module docstring).
 
+    ``version``: the person's actions applied so far (module docstring).
     Thread-safe: ``act`` and ``state`` hold the game's lock.
     """
 
@@ -257,6 +294,7 @@ class WebGame:
         self.seat = seat
         self.set_up = set_up
         self.log: list[str] = []
+        self.version = 0
         self.lock = threading.Lock()
         self._advance()
 
@@ -267,16 +305,30 @@ class WebGame:
     # ------------------------------------------------------------ actions
 
     def act(self, request: dict) -> dict:
-        """Apply the person's action (module docstring) and play on; the new state."""
+        """Apply the person's action (module docstring) and play on; the new state.
+        StaleVersion, before anything changes, when ``request`` answers another version."""
         action = _field(request, "action", str).strip().lower()
         handler = _ACTIONS.get(action)
         if handler is None:
             raise FormatError(f"unknown action {action[:40]!r}: one of {', '.join(_ACTIONS)}")
-        check_keys(request, ACTION_KEYS.get(action, ("action",)))
+        check_keys(request, ACTION_KEYS.get(action, ACTION_COMMON_KEYS))
+        version = _request_version(request)
         with self.lock:
+            self._check_version(version)
             self._record(lambda: handler(self, request))
+            self.version += 1
             self._advance()
             return self._state()
+
+    def _check_version(self, version: int | None) -> None:
+        """StaleVersion unless ``version`` (None: the action named none) is the game's."""
+        if version is not None and version != self.version:
+            raise StaleVersion(
+                f"this action answers version {version} of the game, which is now at version "
+                f"{self.version}: nothing was applied; reload the game state "
+                f"(GET /api/games/{self.id}) and decide again",
+                self.version,
+            )
 
     def _record(self, step: Callable[[], object]) -> None:
         """Run ``step`` on the game and add what happened to the log."""
@@ -368,6 +420,7 @@ class WebGame:
         result = game.result
         return {
             "id": self.id,
+            "version": self.version,
             "names": list(match.names),
             "seat": self.seat,
             "variant": game.variant.name,
@@ -435,5 +488,10 @@ _ACTIONS: dict[str, Callable[[WebGame, dict], object]] = {
     "next": lambda web, request: web.next_game(),
 }
 """The person's actions: each calls the game's own action with his seat."""
-ACTION_KEYS = {"move": ("action", "move"), "resign": ("action", "kind")}
-"""The keys of an action's body, where it has more than ``action`` (module docstring)."""
+ACTION_COMMON_KEYS = ("action", VERSION_KEY)
+"""The keys of every action's body (module docstring)."""
+ACTION_KEYS = {
+    "move": ("action", "move", VERSION_KEY),
+    "resign": ("action", "kind", VERSION_KEY),
+}
+"""The keys of an action's body, where it has more than ``ACTION_COMMON_KEYS``."""

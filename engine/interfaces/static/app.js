@@ -10,6 +10,10 @@
 // are those that keep some legal play of the state's legal_moves in reach; the
 // board in between is drawn by the server again from an XGID of the checkers as
 // they stand (POST /api/show). When the steps make a whole legal play, it is sent.
+//
+// Every action carries the version of the state last drawn (serve_games.py): one
+// sent twice (a double click, a retry) or from a stale tab is refused with 409 and
+// nothing applied; the page then draws the game as it is now and shows why.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -26,7 +30,12 @@ async function api(method, path, body) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const answer = await response.json();
-  if (!response.ok) throw new Error(answer.error || response.statusText);
+  if (!response.ok) {
+    throw Object.assign(new Error(answer.error || response.statusText), {
+      status: response.status,
+      answer,
+    });
+  }
   return answer;
 }
 
@@ -53,9 +62,30 @@ function setState(next) {
 }
 
 async function act(action, extra = {}) {
-  // the person's action; the game's analysis when it ends it
-  setState(await api("POST", `/api/games/${state.id}/actions`, { action, ...extra }));
+  // the person's action, for the version drawn; the game's analysis when it ends it
+  const body = { action, version: state.version, ...extra };
+  let next;
+  try {
+    next = await api("POST", `/api/games/${state.id}/actions`, body);
+  } catch (error) {
+    // refused: draw the game as it is now; a stale version (a second click, another
+    // tab) is told in a person's words, a rules refusal by the server's message
+    if (error.status === 409) await reload();
+    if (error.status === 409 && error.answer.version !== undefined) throw new Error(STALE_MESSAGE);
+    throw error; // shown by guarded
+  }
+  setState(next);
   if (state.result && !state.set_up) await gameAnalysis();
+}
+
+const STALE_MESSAGE =
+  "Not played: the game had already moved on (a second click, or another tab). " +
+  "The board shows it as it is now.";
+
+async function reload() {
+  // the game's state from the server, drawn again if it has moved on since
+  const now = await api("GET", `/api/games/${state.id}`);
+  if (now.version !== state.version) setState(now);
 }
 
 // ------------------------------------------------------------------ drawing
