@@ -167,9 +167,9 @@ def test_illegal_move_refused_with_reason_and_state_unchanged():
 
 def test_wrong_seat_is_refused():
     game = started()
-    refused(game, game.roll, seat=0, match="player 1's decision")
+    refused(game, game.roll, seat=0, match="decision is up to player 1")
     game.roll((2, 1), seat=1)
-    refused(game, game.play, [(13, 11), (24, 23)], seat=0, match="player 1's decision")
+    refused(game, game.play, [(13, 11), (24, 23)], seat=0, match="decision is up to player 1")
 
 
 def test_pass_only_when_nothing_can_be_played():
@@ -312,7 +312,7 @@ def test_beaver_is_a_take_and_an_immediate_redouble_the_doubler_answers():
     assert not position.decision_swapped  # the doubler answering a beaver is usual
     refused(game, game.roll, match="take or drop the beaver")
     refused(game, game.double, match="take or drop the beaver")
-    refused(game, game.take, seat=0, match="player 1's decision")
+    refused(game, game.take, seat=0, match="decision is up to player 1")
     refused(game, game.raccoon, match="not allowed")
 
 
@@ -376,7 +376,7 @@ def test_raccoon_re_redoubles_and_the_beaverer_answers():
     assert position.cube_owner == "opponent" and not position.decision_swapped
     refused(game, game.raccoon, match="take or drop the raccoon")
     refused(game, game.beaver, match="take or drop the raccoon")
-    refused(game, game.drop, seat=1, match="player 0's decision")
+    refused(game, game.drop, seat=1, match="decision is up to player 0")
 
 
 def test_raccoon_refused_the_doubler_scores_four_times_the_stake():
@@ -428,7 +428,7 @@ def test_raccoon_needs_the_option_and_room_under_the_limit():
 def test_take_and_drop_after_a_beaver_are_the_doublers():
     for seat, answer in ((0, "take"), (0, "drop")):
         game = beavered()
-        refused(game, getattr(game, answer), seat=seat, match="player 1's decision")
+        refused(game, getattr(game, answer), seat=seat, match="decision is up to player 1")
 
 
 def test_cube_limit():

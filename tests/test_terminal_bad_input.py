@@ -175,7 +175,7 @@ def test_double_when_the_other_side_owns_the_cube_says_so():
     script, out, match = play(lines)
     message = (
         "the dice are already rolled (5-6), for you: cannot double, "
-        "the cube is owned by player 1: only its owner may redouble. Play them"
+        "the cube is owned by p2: only its owner may redouble. Play them"
     )
     assert refused(out, "d", message)
     assert script.unchanged_by("d") and match.game.cube_owner == 1

@@ -31,6 +31,8 @@ shows no cube and its result in points per checker left.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from tdgammon.engine.rules.board import (
@@ -66,7 +68,10 @@ ID_LINES = (
 
 
 def render_board(
-    position: Position, ids: dict | None = None, variant: str | Variant | None = None
+    position: Position,
+    ids: dict | None = None,
+    variant: str | Variant | None = None,
+    seat_names: Sequence[str] = ("player 0", "player 1"),
 ) -> str:
     """Draw ``position`` as text (no trailing newline). Pure: prints nothing.
 
@@ -74,13 +79,15 @@ def render_board(
     ids: optional ``{"position_id": ..., "match_id": ..., "xgid": ...}`` (any
     subset) written above the board; an XGID without its ``XGID=`` prefix gets
     one. Raises ValueError for any other key. variant: the rules (default standard).
+    seat_names: what the line under the board calls seats 0 and 1 (a session at
+    the terminal: "you" and the bot's name).
     """
     rules = get_variant(variant)
     # Game.position() counts the checkers not in play (Hypergammon) as off.
     board = rules.board_in_play(position.board).astype(np.int64)
     lines = _id_lines(ids)
     lines += _board_lines(board)
-    lines += _info_lines(position, board, rules)
+    lines += _info_lines(position, board, rules, seat_names)
     return "\n".join(lines)
 
 
@@ -144,12 +151,14 @@ def _board_lines(board: np.ndarray) -> list[str]:
     return [_header(TOP_POINTS), *top, middle, *reversed(bottom), _header(BOTTOM_POINTS)]
 
 
-def _info_lines(position: Position, board: np.ndarray, rules: Variant = STANDARD) -> list[str]:
+def _info_lines(
+    position: Position, board: np.ndarray, rules: Variant, seat_names: Sequence[str]
+) -> list[str]:
     x_pips, o_pips = pip_counts(board)
     x_seat, o_seat = position.mover_seat, 1 - position.mover_seat
     lines = [f" Variant: {rules.name}"] if rules is not STANDARD else []
     lines += [
-        f" X: player {x_seat} (on roll)   O: player {o_seat}",
+        f" X: {seat_names[x_seat]} (on roll)   O: {seat_names[o_seat]}",
         f" Pip count   X: {x_pips:3d}   O: {o_pips:3d}",
         f" Borne off   X: {int(board[MOVER_OFF]):3d}   O: {-int(board[OPPONENT_OFF]):3d}",
     ]

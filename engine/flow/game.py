@@ -22,7 +22,14 @@ OVER           nobody                          nothing
 =============  ==============================  =====================================
 
 Every action takes an optional ``seat``: when given it must be the player whose
-decision it is ("it is player 1's decision, not player 0's").
+decision it is ("the decision is up to player 1, not player 0").
+
+A refusal names the seats ``Game(seat_names=...)`` gives (the attribute
+``seat_names``): by default "player 0" and "player 1" (``SEAT_NAMES``); a session
+that shows the game to a person names them as it does in its own output
+(``tdgammon play``: "you" and the bot's name). The messages are worded to read
+well with any name, "you" included ("you must first take or drop the double",
+"the cube is owned by tdgammon", "the decision is up to you, not tdgammon").
 
 Seats 0 and 1 are the two players. The board is kept from the view of the
 player on turn (``tdgammon.engine.rules.board`` layout), flipped after every play. The cube
@@ -149,9 +156,15 @@ from tdgammon.engine.rules.position import (
 )
 from tdgammon.engine.rules.variants import SCORING_CHECKERS_LEFT
 
+SEAT_NAMES = ("player 0", "player 1")
+"""The names a ``Game`` gives seats 0 and 1 in its messages unless told others."""
 
-def _seat_name(seat: int) -> str:
-    return f"player {seat}"
+
+def check_seat_names(names: Sequence[str]) -> tuple[str, str]:
+    """``names`` as the two seat names of a game's messages; RuleError unless two."""
+    if isinstance(names, str) or len(names) != 2:
+        raise RuleError(f"a game has two seats to name, got {names!r}")
+    return str(names[0]), str(names[1])
 
 
 class Game:
@@ -162,12 +175,15 @@ class Game:
         settings: GameSettings | None = None,
         rng: np.random.Generator | None = None,
         board: np.ndarray | None = None,
+        seat_names: Sequence[str] = SEAT_NAMES,
     ) -> None:
         """settings: rules and match context; rng: dice when an action is given none.
 
         board: optional starting board ``(30,)``, from seat 0's view (tests and
         set-up positions); default the variant's set-up (docs/rules.md 1, 7).
+        seat_names: what a refusal calls seats 0 and 1 (module docstring).
         """
+        self.seat_names = check_seat_names(seat_names)
         self.settings = settings or GameSettings()
         self.settings.check()
         self.variant = self.settings.rules
@@ -203,10 +219,11 @@ class Game:
         cube_owner: int | None = None,
         settings: GameSettings | None = None,
         rng: np.random.Generator | None = None,
+        seat_names: Sequence[str] = SEAT_NAMES,
     ) -> Game:
         """A game already under way: ``board`` ``(30,)`` from ``turn``'s view, that
         player to roll (phase TO_ROLL). For tests, analysis and set-up positions."""
-        game = cls(settings, rng=rng, board=board)
+        game = cls(settings, rng=rng, board=board, seat_names=seat_names)
         if turn not in (0, 1):
             raise RuleError(f"turn must be seat 0 or 1, got {turn!r}")
         if cube_owner not in (None, 0, 1):
@@ -261,13 +278,14 @@ class Game:
             return "the cube is not in use in this game"
         if self.cube_owner is not None and self.cube_owner != self.turn:
             return (
-                f"the cube is owned by {_seat_name(self.cube_owner)}: only its owner may redouble"
+                f"the cube is owned by {self._seat_name(self.cube_owner)}: "
+                "only its owner may redouble"
             )
         if self._doubled_this_turn():
             # docs/rules.md 5: "A double is offered only at the start of one's own
             # turn, before rolling" (after a raccoon the doubler holds the cube)
             return (
-                f"{_seat_name(self.turn)} has doubled this turn already: a double is offered "
+                f"{self._seat_name(self.turn)} doubled this turn already: a double is offered "
                 "only at the start of one's own turn (docs/rules.md 5); roll"
             )
         if self.cube_value * 2 > self.settings.max_cube:
@@ -394,14 +412,20 @@ class Game:
 
     # ------------------------------------------------------------ checks
 
+    def _seat_name(self, seat: int) -> str:
+        """What the messages call ``seat`` (``seat_names``). Every message is worded
+        so that any name reads well in it, "you" included: no verb that agrees
+        with its subject ("must", a past tense), no possessive."""
+        return self.seat_names[seat]
+
     def _phase_text(self) -> str:
         if self.phase == OPENING:
             return "the game has not started: roll the opening roll first"
         if self.phase == OVER:
             return "the game is over"
-        who = _seat_name(self.decider)
+        who = self._seat_name(self.decider)
         return {
-            TO_ROLL: f"{who} is to roll (or double)",
+            TO_ROLL: f"it is for {who} to roll (or double)",
             DOUBLED: f"{who} must first take or drop the double",
             BEAVERED: f"{who} must first take or drop the beaver"
             + (" (or raccoon)" if self.may_raccoon else ""),
@@ -422,7 +446,8 @@ class Game:
             raise RuleError(f"seat must be 0 or 1, got {seat!r}")
         if self.decider is not None and seat != self.decider:
             raise RuleError(
-                f"it is {_seat_name(self.decider)}'s decision, not {_seat_name(seat)}'s"
+                f"the decision is up to {self._seat_name(self.decider)}, "
+                f"not {self._seat_name(seat)}"
             )
 
     def _roll(self, dice) -> tuple[int, int]:

@@ -21,6 +21,10 @@ Decisions:
   no limit) can end them.
 - Jacoby, beavers, raccoons and automatic doubles are money-play options
   (docs/rules.md 5 and 1) and are refused in a match.
+- A refused action of a game names the seats as ``seat_names`` says
+  (``Game.seat_names``; default "player 0" and "player 1", whatever ``names``
+  are, so that only a caller that asks gets other words): ``tdgammon play``'s
+  session names them as its output does (``name_seats``).
 - Variants (docs/rules.md 7): every game of a match or session is played under
   ``MatchSettings.variant``. Acey-Deucey has no cube, so no Crawford game
   either, and its games score the stake times the loser's checkers left.
@@ -33,7 +37,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tdgammon.engine.flow.game import Game
+from tdgammon.engine.flow.game import SEAT_NAMES, Game, check_seat_names
 from tdgammon.engine.flow.game_records import GameSettings
 from tdgammon.engine.rules.errors import RuleError
 
@@ -102,12 +106,16 @@ class Match:
         names: Sequence[str] = ("player 0", "player 1"),
         rng: np.random.Generator | None = None,
         seed: int | None = None,
+        seat_names: Sequence[str] = SEAT_NAMES,
     ) -> None:
+        """names: the players (results, records); seat_names: what the games'
+        refusals call the seats (module docstring)."""
         self.settings = settings or MatchSettings()
         self.settings.check()
         if len(names) != 2:
             raise RuleError(f"a match has two players, got {len(names)} names")
         self.names = (str(names[0]), str(names[1]))
+        self.seat_names = check_seat_names(seat_names)
         self.rng = rng if rng is not None else np.random.default_rng(seed)
         self.games: list[Game] = []
         self._start_game()
@@ -175,12 +183,23 @@ class Match:
         if self.is_over:
             if self.is_money:
                 raise RuleError(f"the session is over: {self.settings.max_games} games played")
-            raise RuleError(f"the match is over: {self.names[self.winner]} has won it")
+            raise RuleError(f"the match is over: {self.names[self.winner]} won it")
         return self._start_game()
+
+    def name_seats(self, names: Sequence[str]) -> None:
+        """Name the seats in the refusals of every game, those played and those to
+        come (``seat_names``), e.g. as a session names them in its output."""
+        self.seat_names = check_seat_names(names)
+        for game in self.games:
+            game.seat_names = self.seat_names
 
     def _start_game(self) -> Game:
         crawford = self.crawford_next() if self.games else False
-        game = Game(self.settings.game_settings(crawford, self.scores), rng=self.rng)
+        game = Game(
+            self.settings.game_settings(crawford, self.scores),
+            rng=self.rng,
+            seat_names=self.seat_names,
+        )
         self.games.append(game)
         return game
 

@@ -484,7 +484,7 @@ class _Reader:
         )
         if "Player 1" in self.headers and "Player 2" in self.headers:
             self.names_score_re = _names_score_re(names)
-        self.match = Match(settings, names=names, seed=0)
+        self.match = Match(settings, names=names, seed=0, seat_names=names)
 
     def check_complete(self) -> None:
         """A last game with no result must end with ``IN_PROGRESS``, or the file is cut short."""
@@ -564,6 +564,7 @@ class _Reader:
                 self.match.names = (names[0], self.match.names[1])
             if "Player 2" not in self.headers:
                 self.match.names = (self.match.names[0], names[1])
+            self.match.name_seats(self.match.names)  # refusals name them as the file does
         if scores != self.match.scores:
             raise self.error(
                 f"score line says {scores[0]}-{scores[1]}, but the games before make it "

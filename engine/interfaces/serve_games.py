@@ -290,6 +290,7 @@ class WebGame:
     def __init__(self, match: Match, players: list, seat: int, set_up: bool = False) -> None:
         self.id = secrets.token_urlsafe(12)
         self.match = match
+        match.name_seats(match.names)  # the rules' refusals name the players as the page does
         self.players = players
         self.seat = seat
         self.set_up = set_up

@@ -28,7 +28,10 @@ At each prompt a human may type (case does not matter):
   none, or its file cannot be read, it says so and shows pubeval's ranking instead.
 
 A bad line gets a one-line explanation and the same prompt again; the state
-never changes on a refused action. A command that acts at once (``roll``,
+never changes on a refused action. A refusal of the rules (``Game``'s) names the
+players as the rest of the session's output does (``match.names``: "you", the
+bot's name), not by seat number ("player 0"): the session names the seats of the
+match's games so (``Match.name_seats``). A command that acts at once (``roll``,
 ``double``, ``take``, ``drop``, ``accept``, ``hint``, ...) takes nothing after it:
 ``drop 8/2`` is refused, not carried out with ``8/2`` ignored. A ``double`` after
 a roll made automatically says why the cube was not available. Lines of a byte
@@ -243,6 +246,8 @@ class TerminalSession:
         analyse_plies: int | None = None,
     ) -> None:
         self.match = match
+        # Game's refusals name the players as this session's output does.
+        match.name_seats(match.names)
         self.analyse_plies = analyse_plies
         self.players = list(players)
         self.input = input
@@ -286,9 +291,7 @@ class TerminalSession:
             ids = format_ids(position)
         except TdgammonError:
             ids = None
-        self.say(render_board(position, ids, game.variant))
-        mover = game.turn if game.turn is not None else 0
-        self.say(f" X = {self.name(mover)}, O = {self.name(1 - mover)}")
+        self.say(render_board(position, ids, game.variant, (self.name(0), self.name(1))))
 
     # ------------------------------------------------------------ loop
 
@@ -610,9 +613,10 @@ class TerminalSession:
         if word in ("double", "d") and note is not None and note[2] is not None:
             rolled_game, plays, reason = note
             if rolled_game is game and plays == _plays_made(game):
+                reason = reason.removesuffix("; roll")  # Game's advice, followed already
                 return (
-                    f"the dice are already rolled ({dice}), for you: cannot double, "
-                    f"{reason}. Play them"
+                    f"the dice are already rolled ({dice}), for {self.name(game.turn)}: "
+                    f"cannot double, {reason}. Play them"
                 )
         return (
             f"the dice are already rolled ({dice}): play them (a double must come before rolling)"
