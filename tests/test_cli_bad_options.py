@@ -147,3 +147,33 @@ def test_a_cube_limit_no_id_can_record_is_refused(capsys, command):
         "tdgammon: error: --cube-limit must be at most 32768 (the highest cube a Match ID or "
         "XGID records), got 65536\n"
     )
+
+
+ODD_COUNTS = [
+    (["bench", "strength", "--opponent", "random"], "3 games asked, 4 played"),
+    (["match", "--a", "pubeval", "--b", "random"], "3 games asked, 4 played"),
+    (["match", "--a", "pubeval", "--b", "random", "--length", "1"], "3 matches asked, 4 played"),
+]
+
+
+@pytest.mark.parametrize(("argv", "said"), ODD_COUNTS, ids=lambda v: " ".join(v[:3]))
+def test_an_odd_count_says_it_was_rounded_up_to_duplicate_pairs(capsys, argv, said):
+    status, out, _ = run(capsys, *argv, "--games", "3", "--seed", "1")
+    assert status == 0
+    result, note = out.splitlines()
+    assert " 4 games" in result or "4 matches" in result
+    assert note == (
+        f"({said}: duplicate dice play them in pairs, the same dice with the seats swapped)"
+    )
+    status, out, _ = run(capsys, *argv, "--games", "3", "--seed", "1", "--json")
+    assert status == 0 and json.loads(out)["games"] >= 4  # JSON states the games played
+    if argv[0] == "match":  # bench strength asks for 2 or more
+        status, out, _ = run(capsys, *argv, "--games", "1", "--seed", "1")
+        unit = "match" if "--length" in argv else "game"
+        assert f"(1 {unit} asked, 2 played" in out
+
+
+@pytest.mark.parametrize(("argv", "said"), ODD_COUNTS, ids=lambda v: " ".join(v[:3]))
+def test_an_even_count_has_no_rounding_note(capsys, argv, said):
+    status, out, _ = run(capsys, *argv, "--games", "2", "--seed", "1")
+    assert status == 0 and len(out.splitlines()) == 1 and "asked" not in out

@@ -132,6 +132,7 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
 
 
 def cmd_bench_strength(args: argparse.Namespace) -> int:
+    from tdgammon.engine.players.duel import rounding_note
     from tdgammon.train.evaluate import strength
 
     summary, text = strength(
@@ -143,7 +144,13 @@ def cmd_bench_strength(args: argparse.Namespace) -> int:
         getattr(args, "variant", None),
         args.plies,
     )
-    print(json.dumps(summary) if args.json else text)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(text)
+        note = rounding_note(args.games)
+        if note:
+            print(note)
     return 0
 
 

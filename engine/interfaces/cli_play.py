@@ -206,7 +206,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         return cli_london_bridge.cmd_match(args)
     cli_london_bridge.check_backgammon_game(args)
     from tdgammon.engine.players.cube_actions import check_match_length
-    from tdgammon.engine.players.duel import play_duel, play_series
+    from tdgammon.engine.players.duel import play_duel, play_series, rounding_note
     from tdgammon.engine.players.factory import make_agent
 
     if args.games < 1:
@@ -241,6 +241,9 @@ def cmd_match(args: argparse.Namespace) -> int:
         print(json.dumps(result.summary()))
     else:
         print(result.text())
+        note = rounding_note(args.games, "match" if settings.length else "game")
+        if note:
+            print(note)
     return 0
 
 

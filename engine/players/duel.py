@@ -102,6 +102,19 @@ class DuelResult:
         )
 
 
+def rounding_note(asked: int, unit: str = "game") -> str | None:
+    """The line telling that an odd ``asked`` count of ``unit`` ("game" or "match") was
+    rounded up to whole duplicate pairs (``play_duel``, ``play_series``); None when it
+    is even."""
+    if asked % 2 == 0:
+        return None
+    plural = unit + ("es" if unit.endswith("ch") else "s")
+    return (
+        f"({asked} {unit if asked == 1 else plural} asked, {asked + 1} played: duplicate "
+        "dice play them in pairs, the same dice with the seats swapped)"
+    )
+
+
 def finite_or_none(value: float) -> float | None:
     """``value``, or None where it is not finite (an interval of fewer than two pairs):
     JSON has no NaN or infinity, so a summary carries null there."""
