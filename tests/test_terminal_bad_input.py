@@ -275,10 +275,10 @@ def test_hint_before_rolling_still_says_roll_first():
 
 
 def test_a_long_line_not_understood_is_quoted_cut_short():
-    from tdgammon.engine.interfaces.terminal import QUOTE_LIMIT, _quoted
+    from tdgammon.engine.rules.errors import QUOTE_LIMIT, quoted
 
-    assert _quoted("abc") == "'abc'"
-    assert _quoted("x" * 100_000) == repr("x" * QUOTE_LIMIT) + "..."
+    assert quoted("abc") == "'abc'"
+    assert quoted("x" * 100_000) == repr("x" * QUOTE_LIMIT) + "..."
 
 
 def test_moves_before_the_roll_says_what_to_type():

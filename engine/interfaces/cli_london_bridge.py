@@ -17,7 +17,8 @@ from typing import TextIO
 
 import numpy as np
 
-from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.engine.interfaces.terminal_io import read_line, refuse_words_after, write_text
+from tdgammon.engine.rules.errors import QUOTE_LIMIT, FormatError, TdgammonError, quoted
 
 BACKGAMMON = "backgammon"
 LONDON_BRIDGE = "london-bridge"
@@ -27,6 +28,13 @@ HINT_PLAYER = "bot"
 """Who answers ``hint`` when two humans play (otherwise the bot being played)."""
 LISTED_MOVES = 24
 """Legal moves printed at a time (a position can have tens of thousands)."""
+QUIT_WORDS = ("quit", "exit", "q")
+HELP_WORDS = ("help", "?")
+BOARD_WORDS = ("board", "b")
+MOVES_WORDS = ("moves", "m")
+HINT_WORDS = ("hint",)
+ALL = "all"
+"""``moves all``: every legal move, not only the first ``LISTED_MOVES``."""
 BACKGAMMON_OPTIONS = (
     "length",
     "cubeless",
@@ -139,24 +147,43 @@ def cmd_play(args: argparse.Namespace) -> int:
     _check_options(args)
     if args.games < 1:
         raise FormatError(f"--games must be at least 1, got {args.games}")
+    _check_names(args)
     rules = _rules(args)
     opponent = None
     if args.opponent.strip().lower() != HUMAN:
         opponent = make_player(args.opponent, rules, args.seed)
     hint = opponent if opponent is not None else make_player(HINT_PLAYER, rules, args.seed)
+    me, other = args.name, args.opponent_name or (opponent.name if opponent else "player 2")
+    if other == me:  # "won by you" must say which one
+        other += " (2)"
     session = Session(
         rules,
-        me=args.name,
+        me=me,
         opponent=opponent,
-        opponent_name=args.opponent_name or (opponent.name if opponent else "player 2"),
+        opponent_name=other,
         hint_player=hint,
         input=sys.stdin,
         output=sys.stdout,
         show_board=not args.no_board,
     )
     against = "another human" if opponent is None else opponent.name
-    print(f"tdgammon: London Bridge, {args.name} against {against}. Type help for commands.")
+    session.say(f"tdgammon: London Bridge, {me} against {against}. Type help for commands.")
     return session.run(args.games, first_seat=args.seat)
+
+
+def _check_names(args: argparse.Namespace) -> None:
+    """The rule for bad input: "a bad option gets a clear error message naming what
+    is wrong". ``--name`` and ``--opponent-name`` must be printable text on one
+    line, not blank, as in a backgammon ``play`` (the prompts and the result show
+    them)."""
+    from tdgammon.engine.flow.matfile import check_name
+
+    for option, name in (("--name", args.name), ("--opponent-name", args.opponent_name)):
+        if name is not None:
+            try:
+                check_name(name)
+            except FormatError as error:
+                raise FormatError(f"{option}: {error}") from None
 
 
 class Session:
@@ -178,31 +205,46 @@ class Session:
         self.input, self.output, self.show_board = input, output, show_board
 
     def say(self, text: str = "") -> None:
-        print(text, file=self.output, flush=True)
+        self._write(text + "\n")
+
+    def _write(self, text: str) -> None:
+        write_text(self.output, text)
 
     def run(self, games: int, first_seat: int) -> int:
+        """Play ``games`` games, or fewer if the human quits, the input ends or Ctrl-C
+        is pressed (a Ctrl-C at the prompt ends the prompt's line first); returns 0."""
+        try:
+            finished = self._play_games(games, first_seat)
+        except KeyboardInterrupt:
+            self.say()
+            finished = False
+        if not finished:
+            self.say("Session ended.")
+        return 0
+
+    def _play_games(self, games: int, first_seat: int) -> bool:
+        """Play the games and say the score; False if the human quit or input ended."""
         from tdgammon.engine.london_bridge.game import Game
 
         score = [0.0, 0.0]
         for number in range(games):
             my_seat = (first_seat + number) % 2
             game = Game(self.rules)
-            finished = self._play_game(game, my_seat)
-            if not finished:
-                self.say("Session ended.")
-                return 0
+            if not self._play_game(game, my_seat):
+                return False
             points = game.points()
             mine, theirs = points[my_seat], points[1 - my_seat]
             winner = self.names[0] if mine > theirs else self.names[1]
             outcome = "a draw" if mine == theirs else f"won by {winner}"
-            self.say(f"Game over after {game.turns} turns: {mine}-{theirs}, {outcome}.")
+            turns = _count(game.turns, "turn")
+            self.say(f"Game over after {turns}: {mine}-{theirs}, {outcome}.")
             if game.turns >= self.rules.turn_limit:
-                self.say(f"(the turn limit of docs/london_bridge.md 5.3: {game.turns} turns)")
+                self.say(f"(the turn limit of docs/london_bridge.md 5.3: {turns})")
             score[0] += 0.5 + 0.5 * np.sign(mine - theirs)
             score[1] += 0.5 - 0.5 * np.sign(mine - theirs)
         if games > 1:
             self.say(f"Games won: {self.names[0]} {score[0]:g}, {self.names[1]} {score[1]:g}.")
-        return 0
+        return True
 
     def _play_game(self, game, my_seat: int) -> bool:
         """Play one game; False if the human quit or input ended."""
@@ -223,50 +265,77 @@ class Session:
         return True
 
     def _human_turn(self, game, my_seat: int) -> bool:
-        from tdgammon.engine.london_bridge.notation import format_move, listed_move
-
+        """Read lines until one plays a move (True) or ends the session (False); a
+        refused line is answered with the reason, and the prompt comes again."""
         name = self.names[0] if game.seat == my_seat else self.names[1]
         while True:
-            self.output.write(f"{name} (P{game.seat + 1}) to move> ")
-            self.output.flush()
-            line = self.input.readline()
-            if not line:
-                self.say()
-                return False
-            word = line.strip()
-            command = word.lower()
-            moves = game.legal()
-            if not word:
-                continue
-            if command in ("quit", "exit", "q"):
-                return False
-            if command in ("help", "?"):
-                self.say(HELP)
-            elif command in ("board", "b"):
-                self.say(render(game, self.rules, game.seat))
-            elif command in ("moves", "moves all", "m"):
-                limit = None if command == "moves all" else LISTED_MOVES
-                self.say(list_moves(moves, limit))
-            elif command == "hint":
-                row = int(
-                    self.hint_player.choose(game.state[None], np.array([game.turns]), moves)[0]
-                )
-                text = format_move(listed_move(moves, row))
-                self.say(f"hint ({self.hint_player.name}): {text}  (row {row + 1})")
-            elif command.isdecimal():
-                index = int(command)
-                if not 1 <= index <= len(moves):
-                    self.say(f"  no move {index}: the list has 1 to {len(moves)} (type moves)")
+            self._write(f"{name} (P{game.seat + 1}) to move> ")
+            try:
+                line = read_line(self.input)
+                if not line:
+                    self.say()
+                    return False
+                words = line.lower().split()
+                if not words:
                     continue
-                self.say(f"  {game.play_row(index - 1)}")
-                return True
-            else:
-                try:
-                    game.play_text(word)
-                except TdgammonError as error:
-                    self.say(f"  not played: {error}")
-                    continue
-                return True
+                if words[0] in QUIT_WORDS:
+                    refuse_words_after(line)
+                    return False
+                if self._command(game, line, words):
+                    return True
+            except TdgammonError as error:
+                self.say(f"  {error}")
+
+    def _command(self, game, line: str, words: list[str]) -> bool:
+        """Carry out one typed line (not quit); True if it played a move."""
+        from tdgammon.engine.london_bridge.notation import format_move, listed_move
+
+        word, moves = words[0], game.legal()
+        if word in HELP_WORDS:
+            refuse_words_after(line)
+            self.say(HELP)
+        elif word in BOARD_WORDS:
+            refuse_words_after(line)
+            self.say(render(game, self.rules, game.seat))
+        elif word in MOVES_WORDS:
+            if words[1:] not in ([], [ALL]):
+                extra = quoted(line.split(None, 1)[1].strip())
+                raise TdgammonError(f"{word} takes nothing or all after it, got {extra}")
+            self.say(list_moves(moves, None if words[1:] else LISTED_MOVES))
+        elif word in HINT_WORDS:
+            refuse_words_after(line)
+            row = int(self.hint_player.choose(game.state[None], np.array([game.turns]), moves)[0])
+            text = format_move(listed_move(moves, row))
+            self.say(f"hint ({self.hint_player.name}): {text}  (row {row + 1})")
+        elif len(words) == 1 and word.isdecimal():
+            self.say(f"  {game.play_row(_list_number(word, len(moves)) - 1)}")
+            return True
+        else:
+            try:
+                game.play_text(line.strip())
+            except TdgammonError as error:
+                raise TdgammonError(f"not played: {error}") from None
+            return True
+        return False
+
+
+def _list_number(text: str, count: int) -> int:
+    """``text`` (decimal digits) as a number from 1 to ``count`` in the list of moves.
+
+    The rule for bad input: "a clear error message naming what is wrong, never a
+    traceback". ``int`` raises on a number of more than 4300 digits, so one
+    longer than ``count``'s is refused before it reaches it.
+    """
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(count)) or not 1 <= int(digits) <= count:
+        shown = text if len(text) <= QUOTE_LIMIT else f"{text[:QUOTE_LIMIT]}..."
+        raise TdgammonError(f"no move {shown}: the list has 1 to {count} (type moves)")
+    return int(digits)
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 turn``, ``12 turns``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 HELP = """Commands:

@@ -82,8 +82,9 @@ from tdgammon.engine.flow.game_records import (
 from tdgammon.engine.flow.match import Match
 from tdgammon.engine.formats.notation import format_move
 from tdgammon.engine.formats.parse import format_ids
+from tdgammon.engine.interfaces.terminal_io import read_line, refuse_words_after, write_text
 from tdgammon.engine.players.cube_actions import bot_step
-from tdgammon.engine.rules.errors import FormatError, TdgammonError
+from tdgammon.engine.rules.errors import FormatError, TdgammonError, quoted
 from tdgammon.engine.rules.outcome import BACKGAMMON, GAMMON, RESULT_NAMES, SINGLE
 from tdgammon.engine.rules.variants import SCORING_CHECKERS_LEFT
 
@@ -203,15 +204,6 @@ def _whole_number(text: str, highest: int) -> int | None:
     return value if value <= highest else None
 
 
-QUOTE_LIMIT = 60
-"""Characters of a refused line quoted back (a pasted megabyte is not echoed)."""
-
-
-def _quoted(line: str) -> str:
-    """``repr`` of ``line``, cut to ``QUOTE_LIMIT`` characters with ``...`` after."""
-    return repr(line) if len(line) <= QUOTE_LIMIT else f"{line[:QUOTE_LIMIT]!r}..."
-
-
 def _analysis_plies(text: str) -> int:
     """The depth of ``analyse [PLIES]`` (default 1); TdgammonError for a bad one."""
     if not text:
@@ -265,11 +257,7 @@ class TerminalSession:
         self._write(text + "\n")
 
     def _write(self, text: str) -> None:
-        """Write ``text``; characters the output's encoding cannot hold (a file
-        name's undecodable bytes) as backslash escapes, never an error."""
-        encoding = getattr(self.output, "encoding", None) or "utf-8"
-        self.output.write(text.encode(encoding, "backslashreplace").decode(encoding))
-        self.output.flush()
+        write_text(self.output, text)
 
     def name(self, seat: int) -> str:
         return self.match.names[seat]
@@ -398,7 +386,7 @@ class TerminalSession:
     def _read(self, prompt: str) -> str:
         """One line typed at ``prompt`` (QuitSession at the end of input)."""
         self._write(prompt)
-        line = self._readline()
+        line = read_line(self.input)
         if not line:
             self.say("")
             raise QuitSession()
@@ -406,19 +394,6 @@ class TerminalSession:
         if self.input is not sys.stdin or not sys.stdin.isatty():
             self.say(text)  # echo scripted input so transcripts read naturally
         return text
-
-    def _readline(self) -> str:
-        """The next input line. A byte stream's lines are decoded as UTF-8 one by
-        one, whatever the locale: a line that is not UTF-8 text is a bad line
-        (TdgammonError), and the next one is read as usual."""
-        source = getattr(self.input, "buffer", None)
-        if source is None:
-            return self.input.readline()
-        raw = source.readline()
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise TdgammonError(f"that line is not UTF-8 text: {raw.strip()[:40]!r}") from None
 
     def _cube_answer_text(self, game: Game, seat: int, phase: str) -> str:
         """What ``seat`` did in answer to the double, beaver or raccoon of ``phase``."""
@@ -498,8 +473,9 @@ class TerminalSession:
         words = line.lower().split()
         word = words[0] if words else ""
         rest = " ".join(words[1:])
-        if rest and (word == "hint" or word in ACTION_WORDS.get(game.phase, ())):
-            self._refuse_extra_words(word, line)
+        if word == "hint" or word in ACTION_WORDS.get(game.phase, ()):
+            # "drop 8/2", "hint 3": refused, not carried out with the words ignored
+            refuse_words_after(line)
         if word in ("help", "?"):
             self.say(HELP)
         elif word in ("quit", "exit", "q"):
@@ -589,16 +565,7 @@ class TerminalSession:
         elif game.phase == TO_ROLL and "/" in line:
             raise TdgammonError("roll first (type roll or press Enter), then enter your move")
         else:
-            raise TdgammonError(f"not understood: {_quoted(line)}. {self._expected(game)}")
-
-    @staticmethod
-    def _refuse_extra_words(word: str, line: str) -> None:
-        """The rule for bad input: "a bad command gets a clear error message naming
-        what is wrong ... never a silent wrong answer". A command that acts at once
-        (``ACTION_WORDS``, ``hint``) with words after it (``drop 8/2``, ``hint 3``)
-        is refused, not carried out with the words ignored."""
-        extra = line.split(None, 1)[1].strip()
-        raise TdgammonError(f"{word} takes nothing after it, got {extra!r}: type {word} alone")
+            raise TdgammonError(f"not understood: {quoted(line)}. {self._expected(game)}")
 
     def _already_rolled(self, game: Game, word: str) -> str:
         """Why ``roll`` or ``double`` is refused once the dice are rolled.

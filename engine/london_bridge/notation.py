@@ -28,6 +28,7 @@ from tdgammon.engine.london_bridge.dials import DIAL_LETTERS, NO_DIAL
 from tdgammon.engine.london_bridge.movegen import MoveList
 from tdgammon.engine.london_bridge.rules import COLOUR_CYCLE, COLOURS, NUMBER_CYCLE
 from tdgammon.engine.london_bridge.state import (
+    BEADS_PER_PLAYER,
     COLOUR_PIN,
     MOVER_GOAL,
     N_POTS,
@@ -41,15 +42,19 @@ from tdgammon.engine.london_bridge.state import (
     check_states,
 )
 from tdgammon.engine.london_bridge.turn import OPPONENT_LETTER, OWN_LETTER, Move
-from tdgammon.engine.rules.errors import FormatError, InvalidBoardError
+from tdgammon.engine.rules.errors import FormatError, InvalidBoardError, quoted
 
 COLOUR_PLACES = tuple(
     f"{COLOURS[c]}{COLOUR_CYCLE[: i + 1].count(c)}" for i, c in enumerate(COLOUR_CYCLE)
 )
 """Names of the colour pin's positions 0..5: R1 Y1 B1 R2 B2 Y2."""
 
-_SOWING = re.compile(r"([0-9]+):([ox]+)")
+_SOWING = re.compile(r"0*([0-9]{1,2}):([ox]+)")
+"""A sowing: the pot (leading zeros allowed; three digits or more are no pot, and never
+reach ``int``, which refuses 4300), a colon, its colours."""
 _COUNT = re.compile(r"[0-9]{1,2}")
+MOST_BEADS = 2 * BEADS_PER_PLAYER
+"""No sowing drops more beads than the game has (1.3): a longer one is malformed."""
 
 
 # ---------------------------------------------------------------- moves
@@ -75,8 +80,8 @@ def parse_move(text: str) -> Move:
     if slash:
         if dial_text.upper() not in DIAL_LETTERS or len(dial_text) != 1:
             raise FormatError(
-                f"move {text!r}: after '/' comes the dial turned, N (number) or C (colour), "
-                f"got {dial_text!r}"
+                f"move {quoted(text)}: after '/' comes the dial turned, N (number) or "
+                f"C (colour), got {quoted(dial_text)}"
             )
         dial = DIAL_LETTERS.index(dial_text.upper())
     sowings = []
@@ -84,15 +89,20 @@ def parse_move(text: str) -> Move:
         match = _SOWING.fullmatch(part)
         if not match:
             raise FormatError(
-                f"move {text!r}: {part!r} is not pot:colours (a pot 1-12, a colon, then o "
-                "for each own bead and x for each of the opponent's, e.g. 4:oxo)"
+                f"move {quoted(text)}: {quoted(part)} is not pot:colours (a pot 1-12, a "
+                "colon, then o for each own bead and x for each of the opponent's, e.g. 4:oxo)"
             )
-        pot = int(match.group(1))
+        pot, colours = int(match.group(1)), match.group(2)
         if not 1 <= pot <= N_POTS:
-            raise FormatError(f"move {text!r}: pot {pot} is not 1-{N_POTS}")
-        sowings.append((pot - 1, match.group(2)))
+            raise FormatError(f"move {quoted(text)}: pot {pot} is not 1-{N_POTS}")
+        if len(colours) > MOST_BEADS:
+            raise FormatError(
+                f"move {quoted(text)}: pot {pot} drops {len(colours)} beads, but the game "
+                f"has {MOST_BEADS} (one letter per bead dropped)"
+            )
+        sowings.append((pot - 1, colours))
     if not sowings and dial == NO_DIAL:
-        raise FormatError(f"move {text!r}: no pot and no dial")
+        raise FormatError(f"move {quoted(text)}: no pot and no dial")
     return Move(tuple(sowings), dial)
 
 

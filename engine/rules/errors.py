@@ -44,3 +44,16 @@ class IllegalMoveError(RuleError):
     A ``RuleError``: playing it is an action the rules refuse (``Game.play_text``
     raises it before anything changes). ``match_move`` raises it on its own too.
     """
+
+
+QUOTE_LIMIT = 60
+"""Characters of refused text a message quotes back (a pasted megabyte is not echoed)."""
+
+
+def quoted(text: str) -> str:
+    """``repr`` of ``text``, cut to ``QUOTE_LIMIT`` characters with ``...`` after.
+
+    The rule for bad input: "a clear error message naming what is wrong"; a
+    message that repeats a pasted page names nothing.
+    """
+    return repr(text) if len(text) <= QUOTE_LIMIT else f"{text[:QUOTE_LIMIT]!r}..."
