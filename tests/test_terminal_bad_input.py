@@ -291,3 +291,14 @@ def test_moves_before_the_roll_says_what_to_type():
         "(help for all commands).",
     )
     assert script.unchanged_by("moves") and match.game.phase == TO_ROLL
+
+
+def test_board_shows_the_board_under_no_board(monkeypatch, capsys):
+    # --no-board stops the board after every action; the board command still draws it
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("13/8 13/11\nboard\nquit\n"))
+    assert main(["play", "--opponent", "pubeval", "--seed", "8", "--no-board"]) == 0
+    out = capsys.readouterr().out
+    before, after = out.split("roll or double? board\n")
+    assert "Pip count" not in before
+    assert "Pip count" in after and "X: you (on roll)   O: pubeval" in after

@@ -89,7 +89,8 @@ def add_bench_arguments(bench: argparse.ArgumentParser) -> None:
         type=int,
         default=0,
         help="strength, choices: the model's search depth 0-3 (default 0: each play valued by the "
-        "network at 0-ply; 1+: n-ply search with move filters, tdgammon.engine.evaluation.search)",
+        "network at 0-ply; 1+: n-ply search with move filters, tdgammon.engine.evaluation.search); "
+        "cube: the depth of the cube decisions; rollout: the depth of the trials' plays",
     )
     group.add_argument(
         "--opponent-plies",

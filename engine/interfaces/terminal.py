@@ -270,8 +270,10 @@ class TerminalSession:
             verb = verb[:-1]
         return f"{name} {verb}"
 
-    def draw(self) -> None:
-        if not self.show_board:
+    def draw(self, asked: bool = False) -> None:
+        """The board, after each action unless ``--no-board``; always when ``asked``
+        (the ``board`` command)."""
+        if not (self.show_board or asked):
             return
         game = self.match.game
         position = game.position()
@@ -481,7 +483,7 @@ class TerminalSession:
         elif word in ("quit", "exit", "q"):
             raise QuitSession()
         elif word == "board":
-            self.draw()
+            self.draw(asked=True)
         elif word == "save":
             typed = line.split(None, 1)[1].strip() if len(words) > 1 else ""
             if not (typed or self.save_path):
