@@ -17,7 +17,12 @@ from typing import TextIO
 
 import numpy as np
 
-from tdgammon.engine.interfaces.terminal_io import read_line, refuse_words_after, write_text
+from tdgammon.engine.interfaces.terminal_io import (
+    read_line,
+    refuse_words_after,
+    whole_number,
+    write_text,
+)
 from tdgammon.engine.rules.errors import QUOTE_LIMIT, FormatError, TdgammonError, quoted
 
 BACKGAMMON = "backgammon"
@@ -320,17 +325,13 @@ class Session:
 
 
 def _list_number(text: str, count: int) -> int:
-    """``text`` (decimal digits) as a number from 1 to ``count`` in the list of moves.
-
-    The rule for bad input: "a clear error message naming what is wrong, never a
-    traceback". ``int`` raises on a number of more than 4300 digits, so one
-    longer than ``count``'s is refused before it reaches it.
-    """
-    digits = text.lstrip("0") or "0"
-    if len(digits) > len(str(count)) or not 1 <= int(digits) <= count:
+    """``text`` (decimal digits) as a number from 1 to ``count`` in the list of moves;
+    TdgammonError naming it otherwise (``whole_number``: never a traceback)."""
+    value = whole_number(text, count)
+    if value is None or value < 1:
         shown = text if len(text) <= QUOTE_LIMIT else f"{text[:QUOTE_LIMIT]}..."
         raise TdgammonError(f"no move {shown}: the list has 1 to {count} (type moves)")
-    return int(digits)
+    return value
 
 
 def _count(number: int, noun: str) -> str:

@@ -82,7 +82,12 @@ from tdgammon.engine.flow.game_records import (
 from tdgammon.engine.flow.match import Match
 from tdgammon.engine.formats.notation import format_move
 from tdgammon.engine.formats.parse import format_ids
-from tdgammon.engine.interfaces.terminal_io import read_line, refuse_words_after, write_text
+from tdgammon.engine.interfaces.terminal_io import (
+    read_line,
+    refuse_words_after,
+    whole_number,
+    write_text,
+)
 from tdgammon.engine.players.cube_actions import bot_step
 from tdgammon.engine.rules.errors import FormatError, TdgammonError, quoted
 from tdgammon.engine.rules.outcome import BACKGAMMON, GAMMON, RESULT_NAMES, SINGLE
@@ -188,27 +193,11 @@ class HumanAgent:
         raise TdgammonError("a human plays through the terminal session, not choose_plays")
 
 
-def _whole_number(text: str, highest: int) -> int | None:
-    """``text`` as a whole number from 0 to ``highest``, or None if it is not one.
-
-    The rule for bad input: "a clear error message naming what is wrong, never a
-    traceback". ``int`` raises on a digit that is not a decimal one (``²``) and on
-    a number of more than 4300 digits, so neither of those reaches it.
-    """
-    if not text.isdecimal():
-        return None
-    digits = text.lstrip("0") or "0"
-    if len(digits) > len(str(highest)):
-        return None
-    value = int(digits)
-    return value if value <= highest else None
-
-
 def _analysis_plies(text: str) -> int:
     """The depth of ``analyse [PLIES]`` (default 1); TdgammonError for a bad one."""
     if not text:
         return 1
-    plies = _whole_number(text, 3) if text.isascii() else None
+    plies = whole_number(text, 3) if text.isascii() else None
     if plies is None:
         raise TdgammonError(f"analyse takes a depth 0-3, got {text!r}")
     return plies
@@ -501,7 +490,7 @@ class TerminalSession:
             )
         elif word == "resign" and game.variant.scoring == SCORING_CHECKERS_LEFT:
             most = game.variant.checkers
-            points = _whole_number(rest, most)
+            points = whole_number(rest, most)
             if not points:  # None (not a number 0..most: "²", 5000 digits) or 0
                 raise TdgammonError(
                     f"resign how many points? resign N, N from 1 to {most} "

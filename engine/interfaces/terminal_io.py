@@ -6,7 +6,8 @@ traceback and never a silent wrong answer". So a line that is not UTF-8 text is
 a bad line, not a crash; text the output's encoding cannot hold is written as
 backslash escapes; and a command that takes nothing after it, typed with words
 after it (``hint 3``, ``quit now``, ``drop 8/2``), is refused rather than carried
-out with the words ignored.
+out with the words ignored; a typed number (a list entry, a resignation's
+points) is read without ever handing ``int`` what it raises on.
 """
 
 from __future__ import annotations
@@ -48,3 +49,19 @@ def refuse_words_after(line: str) -> None:
         raise TdgammonError(
             f"{word} takes nothing after it, got {quoted(extra[0].strip())}: type {word} alone"
         )
+
+
+def whole_number(text: str, highest: int) -> int | None:
+    """``text`` as a whole number from 0 to ``highest``, or None if it is not one.
+
+    The rule for bad input: "a clear error message naming what is wrong, never a
+    traceback". ``int`` raises on a digit that is not a decimal one (``²``) and on
+    a number of more than 4300 digits, so neither of those reaches it.
+    """
+    if not text.isdecimal():
+        return None
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(highest)):
+        return None
+    value = int(digits)
+    return value if value <= highest else None
