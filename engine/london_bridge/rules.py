@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from tdgammon.engine.rules.errors import FormatError
+from tdgammon.engine.rules.errors import QUOTE_LIMIT, FormatError, quoted
 
 COLOURS = "RYB"
 """Pot and dial colours as letters; a colour's code is its index (0 red, 1 yellow, 2 blue)."""
@@ -59,7 +59,8 @@ class Rules:
         layout = self.layout.upper()
         if len(layout) != 12 or set(layout) - set(COLOURS):
             raise FormatError(
-                f"rule layout must be 12 letters over R, Y, B (clause 1.2), got {self.layout!r}"
+                "rule layout must be 12 letters over R, Y, B (clause 1.2), "
+                f"got {quoted(self.layout)}"
             )
         object.__setattr__(self, "layout", layout)
         _check_range("number_start", self.number_start, 1, 4)
@@ -93,13 +94,18 @@ def parse_rules(texts: list[str] | tuple[str, ...]) -> Rules:
             key = key.strip().replace("-", "_")
             if not sep or key not in types:
                 raise FormatError(
-                    f"rule {item!r}: expected key=value with key one of {', '.join(types)}"
+                    f"rule {quoted(item)}: expected key=value with key one of {', '.join(types)}"
                 )
             if types[key] == "int":
                 try:
                     values[key] = int(value)
                 except ValueError:
-                    raise FormatError(f"rule {key} must be a whole number, got {value!r}") from None
+                    digits = value.strip().lstrip("+-")
+                    if digits.isdigit():  # past int()'s digit limit
+                        reason = f"a number of {len(digits)} digits is out of range"
+                    else:
+                        reason = f"must be a whole number, got {quoted(value)}"
+                    raise FormatError(f"rule {key}: {reason}") from None
             else:
                 values[key] = value.strip()
     return Rules(**values)
@@ -107,9 +113,14 @@ def parse_rules(texts: list[str] | tuple[str, ...]) -> Rules:
 
 def _check_range(name: str, value: int, low: int, high: int) -> None:
     if not isinstance(value, int) or not low <= value <= high:
-        raise FormatError(f"rule {name} must be {low}-{high}, got {value!r}")
+        shown = str(value) if isinstance(value, int) else quoted(str(value))
+        if len(shown) > QUOTE_LIMIT:
+            shown = f"a number of {len(shown)} digits"
+        raise FormatError(f"rule {name} must be {low}-{high}, got {shown}")
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise FormatError(f"rule {name} must be one of {', '.join(allowed)}, got {value!r}")
+        raise FormatError(
+            f"rule {name} must be one of {', '.join(allowed)}, got {quoted(str(value))}"
+        )
