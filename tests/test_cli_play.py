@@ -157,6 +157,21 @@ def test_match_command_match_play(monkeypatch, capsys):
     assert status == 0 and "matches to 3" in out and "pubeval won" in out
 
 
+@pytest.mark.parametrize(
+    ("options", "last"),
+    [
+        (["--length", "3", "--games", "3"], "4/4 matches"),  # matches, not their games
+        (["--cube", "--games", "3"], "4/4 games"),
+        (["--games", "3"], "4/4 games"),  # rounded up to duplicate pairs, as played
+    ],
+)
+def test_match_progress_counts_what_games_counts(monkeypatch, capsys, options, last):
+    argv = ["match", "--a", "pubeval", "--b", "random", "--seed", "2", "--progress", *options]
+    status, _, err = run_cli(monkeypatch, capsys, argv, "")
+    assert status == 0
+    assert err.split("\r")[-1].strip().endswith(last), err
+
+
 def test_duplicate_pairs_share_dice():
     from tdgammon.engine.players.duel import play_series
 

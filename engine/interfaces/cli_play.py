@@ -182,10 +182,11 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 class _Progress:
-    """A one-line progress bar on stderr (only when stderr is a terminal, or forced)."""
+    """A one-line progress bar on stderr (only when stderr is a terminal, or forced),
+    counting ``unit`` (games, or matches of ``match --length``)."""
 
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total, self.done, self.enabled = total, 0, enabled
+    def __init__(self, total: int, enabled: bool, unit: str = "games") -> None:
+        self.total, self.done, self.enabled, self.unit = total, 0, enabled, unit
 
     def __call__(self, n: int) -> None:
         self.done += n
@@ -193,7 +194,7 @@ class _Progress:
             width = 30
             filled = int(width * min(self.done, self.total) / max(self.total, 1))
             bar = "#" * filled + "." * (width - filled)
-            sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} games")
+            sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} {self.unit}")
             sys.stderr.flush()
 
     def close(self) -> None:
@@ -225,7 +226,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     show = args.progress if args.progress is not None else sys.stderr.isatty()
     # the batched duel knows no stakes: the stakes rule plays through the game rules
     cubeful = settings.length > 0 or args.cube or settings.acey_deucey_stakes
-    progress = _Progress(args.games, show)
+    even = args.games + args.games % 2  # both duels play duplicate pairs
+    progress = _Progress(even, show, "matches" if settings.length else "games")
     if not cubeful:
         result = play_duel(
             agent_a, agent_b, args.games, seed=seed, progress=progress, variant=settings.variant

@@ -319,8 +319,8 @@ def play_series(
 
     settings: ``tdgammon.engine.flow.match.MatchSettings``; length 0 means ``count`` single
     money games. Duplicate pairs: both items of a pair get dice from the same
-    seed, seat by seat, with the agents swapped. ``progress(n)`` gets the
-    number of games finished after each match (or money game).
+    seed, seat by seat, with the agents swapped. ``progress(1)`` is called after
+    each match (or money game): it counts what ``count`` counts.
     """
     import time
 
@@ -348,7 +348,7 @@ def play_series(
             if settings.length:
                 match_wins.append(1 if match.winner == a_seat else -1)
             if progress is not None:
-                progress(len(match.games))
+                progress(1)
     return SeriesResult(
         agent_a.name,
         agent_b.name,
