@@ -70,7 +70,7 @@ def test_london_bridge_options_in_a_backgammon_game_say_why(capsys, argv, messag
 
 def test_play_a_game_at_the_terminal(capsys, monkeypatch):
     """Bad input gets the reason and the prompt again; a listed number plays that move."""
-    moves = ["help", "moves", "4:ooo/N", "4:oxo/N", "99", "hint", "1:ooo/N"] + ["1"] * 60
+    moves = ["help", "moves", "4:ooo/N", "4:oxo/N", "99", "hint", "1:ooo/N"] + ["moves", "1"] * 30
     status, out, err = run(
         capsys, "play", "--game", "london-bridge", "--opponent", "greedy", "--seed", "1",
         "--rule", "turn_limit=12",

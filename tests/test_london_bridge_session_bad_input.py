@@ -14,7 +14,10 @@ mishandled and checks the message, and that the refused line played nothing:
 - Ctrl-C at the prompt left the prompt's line open and ended with status 130;
 - "Game over after 1 turns";
 - an empty or multi-line ``--name`` was taken, and two players of one name made
-  "won by you" say nothing.
+  "won by you" say nothing;
+- a bare number played that move of a list never shown ("4" meant as pot 4);
+- ``hint`` asked the opponent bot itself, drawing its random numbers, so a game
+  with hints went otherwise than the same game without.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ def test_words_after_a_command_are_refused_by_name(capsys, monkeypatch, line, me
 
 
 def test_quit_with_words_after_it_does_not_end_the_session(capsys, monkeypatch):
-    status, out, _ = play(capsys, monkeypatch, ["quit now", "1", "quit"])
+    status, out, _ = play(capsys, monkeypatch, ["quit now", "moves", "1", "quit"])
     assert status == 0
     assert "quit takes nothing after it" in out and "random plays" in out
 
@@ -77,7 +80,7 @@ def test_moves_all_in_any_spacing_and_case(capsys, monkeypatch, line):
 
 
 def test_a_huge_list_number_is_no_move(capsys, monkeypatch):
-    status, out, err = play(capsys, monkeypatch, [HUGE, "quit"])
+    status, out, err = play(capsys, monkeypatch, ["moves", HUGE, "quit"])
     assert status == 0 and err == ""
     assert f"  no move {'9' * 60}...: the list has 1 to 20 (type moves)\n" in out
     assert refused_alone(out)
@@ -107,7 +110,7 @@ def test_a_pasted_line_is_quoted_at_most_60_characters(capsys, monkeypatch, line
 
 
 def test_a_line_that_is_not_utf8_is_refused_and_the_next_one_read(capsys, monkeypatch):
-    stdin = io.TextIOWrapper(io.BytesIO(b"\xff\xfe\n1\nquit\n"), encoding="utf-8")
+    stdin = io.TextIOWrapper(io.BytesIO(b"\xff\xfe\nmoves\n1\nquit\n"), encoding="utf-8")
     monkeypatch.setattr("sys.stdin", stdin)
     status, out, err = run(capsys, *PLAY)
     assert status == 0 and err == ""
@@ -145,7 +148,7 @@ def test_ctrl_c_at_the_prompt_ends_the_line_and_the_session(capsys, monkeypatch)
 
 
 def test_one_turn_is_a_turn(capsys, monkeypatch):
-    status, out, _ = play(capsys, monkeypatch, ["1"], "--rule", "turn_limit=1")
+    status, out, _ = play(capsys, monkeypatch, ["hint", "1"], "--rule", "turn_limit=1")
     assert status == 0
     assert "Game over after 1 turn: 0-0, a draw.\n" in out
     assert "(the turn limit of docs/london_bridge.md 5.3: 1 turn)\n" in out
@@ -166,6 +169,32 @@ def test_a_name_that_cannot_be_shown_is_a_bad_option(capsys, monkeypatch, option
 
 
 def test_two_players_of_one_name_are_told_apart(capsys, monkeypatch):
-    status, out, _ = play(capsys, monkeypatch, ["1"], "--name", "random", "--rule", "turn_limit=2")
+    status, out, _ = play(
+        capsys, monkeypatch, ["moves", "1"], "--name", "random", "--rule", "turn_limit=2"
+    )
     assert status == 0
     assert "random (P1) to move> " in out and "random (2) plays " in out
+
+
+def test_a_number_plays_only_from_a_list_shown_this_turn(capsys, monkeypatch):
+    lines = ["4", "moves", "4", "1", "quit"]
+    status, out, _ = play(capsys, monkeypatch, lines, "--rule", "turn_limit=20")
+    assert status == 0
+    refusal = "  no list of moves shown this turn: type moves (or hint), then a number from it"
+    first, after_list = out.split("20 legal move(s):")
+    assert refusal in first and "random plays" not in first  # "4" played nothing
+    listed_turn, next_turn = after_list.split("random plays", 1)
+    assert refusal not in listed_turn  # 4 from the list just shown was played
+    assert refusal in next_turn  # the list was of the turn before: "1" is refused
+
+
+def test_hints_leave_the_opponents_random_numbers_alone(capsys, monkeypatch):
+    """The same moves typed with and without hints: the random bot answers alike."""
+    plain = ["moves", "1"] * 6 + ["quit"]
+    hinted = ["hint", "moves", "1", "hint"] * 6 + ["quit"]
+    transcripts = []
+    for lines in (plain, hinted):
+        status, out, _ = play(capsys, monkeypatch, lines)
+        assert status == 0
+        transcripts.append([line for line in out.splitlines() if "random plays" in line])
+    assert len(transcripts[0]) == 6 and transcripts[0] == transcripts[1]

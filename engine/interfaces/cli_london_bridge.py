@@ -30,7 +30,8 @@ LONDON_BRIDGE = "london-bridge"
 GAMES = (BACKGAMMON, LONDON_BRIDGE)
 HUMAN = "human"
 HINT_PLAYER = "bot"
-"""Who answers ``hint`` when two humans play (otherwise the bot being played)."""
+"""Who answers ``hint`` when two humans play (otherwise another player of the
+opponent's kind, so hints leave the opponent's random numbers alone)."""
 LISTED_MOVES = 24
 """Legal moves printed at a time (a position can have tens of thousands)."""
 QUIT_WORDS = ("quit", "exit", "q")
@@ -157,7 +158,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     opponent = None
     if args.opponent.strip().lower() != HUMAN:
         opponent = make_player(args.opponent, rules, args.seed)
-    hint = opponent if opponent is not None else make_player(HINT_PLAYER, rules, args.seed)
+    # the hint's own player: asking it must not draw the opponent bot's random numbers
+    hint = make_player(HINT_PLAYER if opponent is None else args.opponent, rules, args.seed)
     me, other = args.name, args.opponent_name or (opponent.name if opponent else "player 2")
     if other == me:  # "won by you" must say which one
         other += " (2)"
@@ -206,6 +208,7 @@ class Session:
         show_board: bool = True,
     ) -> None:
         self.rules, self.opponent, self.hint_player = rules, opponent, hint_player
+        self.listed = False  # this turn's moves listed (moves) or a row named (hint)
         self.names = (me, opponent_name)
         self.input, self.output, self.show_board = input, output, show_board
 
@@ -273,6 +276,7 @@ class Session:
         """Read lines until one plays a move (True) or ends the session (False); a
         refused line is answered with the reason, and the prompt comes again."""
         name = self.names[0] if game.seat == my_seat else self.names[1]
+        self.listed = False  # a bare number plays from a list shown on this turn only
         while True:
             self._write(f"{name} (P{game.seat + 1}) to move> ")
             try:
@@ -307,12 +311,19 @@ class Session:
                 extra = quoted(line.split(None, 1)[1].strip())
                 raise TdgammonError(f"{word} takes nothing or all after it, got {extra}")
             self.say(list_moves(moves, None if words[1:] else LISTED_MOVES))
+            self.listed = True
         elif word in HINT_WORDS:
             refuse_words_after(line)
             row = int(self.hint_player.choose(game.state[None], np.array([game.turns]), moves)[0])
             text = format_move(listed_move(moves, row))
             self.say(f"hint ({self.hint_player.name}): {text}  (row {row + 1})")
+            self.listed = True
         elif len(words) == 1 and word.isdecimal():
+            if not self.listed:  # "4" may mean pot 4: never a move the human has not seen
+                raise TdgammonError(
+                    "no list of moves shown this turn: type moves (or hint), then a "
+                    "number from it; or type the move, pot:colours/dial"
+                )
             self.say(f"  {game.play_row(_list_number(word, len(moves)) - 1)}")
             return True
         else:
@@ -344,7 +355,7 @@ HELP = """Commands:
       pot 1-6 your row, 7-12 the opponent's (in sowing order); one letter per bead
       dropped (o yours, x the opponent's, the goal drop included); N or C: the dial
       turned; bonus sowings joined with +: 4:ooo+1:ooo/N; no bead to sow: /N
-  a number      the move of that number in the list (moves)
+  a number      the move of that number in the list (after moves or hint)
   moves         the legal moves (the first few; "moves all" for every one)
   hint          the bot's move here
   board         draw the board again
