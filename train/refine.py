@@ -321,7 +321,6 @@ def label_positions(search, boards, options: dict, folder: Path, workers=None, e
     for this process.
     """
     from tdgammon.engine.evaluation.distributed import split_trials
-    from tdgammon.models.atomic import atomic_write_bytes
 
     _check_label_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -331,11 +330,7 @@ def label_positions(search, boards, options: dict, folder: Path, workers=None, e
 
     def save(index: int, values: np.ndarray) -> None:
         nonlocal done
-        import io
-
-        buffer = io.BytesIO()
-        np.save(buffer, np.asarray(values, dtype=np.float32))
-        atomic_write_bytes(_chunk_path(folder, index), buffer.getvalue())
+        write_label_chunk(folder, index, values)
         done += len(values)
         rate = done / max(time.perf_counter() - start, 1e-9)
         echo(f"labels: chunk {index + 1}/{len(chunks)}, {rate:.0f} positions/s")
@@ -353,6 +348,18 @@ def label_positions(search, boards, options: dict, folder: Path, workers=None, e
             for i, values in zip(todo, results, strict=True):
                 save(i, values)
     return labelled_so_far(folder, len(boards), not options.get("rollout_trials"))[1]
+
+
+def write_label_chunk(folder: Path, index: int, values: np.ndarray) -> None:
+    """Write chunk ``index`` of a label folder: ``values (n, 5)`` as float32 ``.npy``,
+    atomically (a stopped run leaves whole chunks or none)."""
+    import io
+
+    from tdgammon.models.atomic import atomic_write_bytes
+
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(values, dtype=np.float32))
+    atomic_write_bytes(_chunk_path(folder, index), buffer.getvalue())
 
 
 def labelled_so_far(
