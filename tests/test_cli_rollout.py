@@ -218,3 +218,24 @@ def test_bench_rollout_on_threads(capsys, pipcount):
     row = json.loads(out)
     assert code == 0 and row["threads"] == 2 and row["threads_identical_to_one_thread"]
     assert row["threads_seconds"] > 0 and row["threads_speedup"] > 0
+
+
+def test_same_trials_means_the_same_games_and_values_to_the_last_bits():
+    """bench rollout's check across threads and workers: the games must match bit for
+    bit; a luck-adjusted value may differ in its last bit (another batch sums its
+    floats in another order: 4e-16 seen with the session-16 weights), not more."""
+    import dataclasses
+
+    import numpy as np
+
+    from tdgammon.engine.evaluation.rollout import RolloutSettings, rollout_trials
+    from tdgammon.engine.rules.board import starting_board
+
+    search = Search(PipCountEvaluator())
+    results = rollout_trials(search, starting_board(), range(4), RolloutSettings(truncate=4))
+    last_bits = results.probabilities + 4e-16
+    assert cli_rollout._identical(dataclasses.replace(results, probabilities=last_bits), results)
+    moved = results.probabilities + 1e-9
+    assert not cli_rollout._identical(dataclasses.replace(results, probabilities=moved), results)
+    other_game = results.plies + np.eye(*results.plies.shape, dtype=results.plies.dtype)
+    assert not cli_rollout._identical(dataclasses.replace(results, plies=other_game), results)

@@ -605,12 +605,19 @@ def _bench_workers(search, board, trials, settings, workers, single) -> dict:
     }
 
 
+SAME_VALUES = 1e-12
+"""Largest difference of two runs' luck-adjusted probabilities that still counts as
+the same: float sums of another batch may round the last bit otherwise."""
+
+
 def _identical(a, b) -> bool:
-    """Whether two ``TrialResults`` hold the same trials, bit for bit."""
-    return all(
-        np.array_equal(getattr(a, name), getattr(b, name))
-        for name in ("trials", "probabilities", "outcomes", "plies")
+    """Whether two ``TrialResults`` hold the same trials: the same games (trial
+    numbers, outcomes and lengths bit for bit) and luck-adjusted probabilities
+    within ``SAME_VALUES``."""
+    games = all(
+        np.array_equal(getattr(a, n), getattr(b, n)) for n in ("trials", "outcomes", "plies")
     )
+    return games and np.allclose(a.probabilities, b.probabilities, rtol=0.0, atol=SAME_VALUES)
 
 
 def bench_rollout_command(args: argparse.Namespace) -> int:
