@@ -106,9 +106,9 @@ def main() -> None:
         )
 
 
-def judge_equities(spec: str, boards: np.ndarray) -> dict[str, np.ndarray]:
-    """GNU Backgammon's cubeless equities of ``boards`` at the judge's depth and at
-    0-ply (``{"judge": (P,), "gnubg:0": (P,)}``)."""
+def judge_equities(spec: str, boards: np.ndarray) -> np.ndarray:
+    """``(P,)``: GNU Backgammon's cubeless equities of ``boards`` at the judge's
+    depth; prints the line of its own 0-ply's distance from them first."""
     from tdgammon.engine.players.gnubg_agent import GnubgAgent
     from tdgammon.train.choices import parse_judge
 
@@ -116,17 +116,17 @@ def judge_equities(spec: str, boards: np.ndarray) -> dict[str, np.ndarray]:
     if name != "gnubg":
         raise SystemExit(f"--judge {spec}: only gnubg[:PLIES] judges here")
     agent = GnubgAgent(plies)
-    judged = {"judge": variant_equity(agent.evaluate(boards, plies))}
+    judged = variant_equity(agent.evaluate(boards, plies))
     own = variant_equity(agent.evaluate(boards, 0))
     print(json.dumps({"kind": "gnubg:0 (the judge's own net)", **_from_judge(own, judged)}))
     return judged
 
 
-def _from_judge(equity: np.ndarray, judged: dict | None) -> dict:
-    """The mean absolute difference from the judge, with its 95% interval."""
+def _from_judge(equity: np.ndarray, judged: np.ndarray | None) -> dict:
+    """The mean absolute difference from the judge's equities, with its 95% interval."""
     if judged is None:
         return {}
-    gap = np.abs(equity - judged["judge"])
+    gap = np.abs(equity - judged)
     return {
         "mean_abs_from_judge": round(float(gap.mean()), 4),
         "ci95": round(float(1.96 * gap.std(ddof=1) / np.sqrt(len(gap))), 4),

@@ -113,9 +113,11 @@ def parse_rules(texts: list[str] | tuple[str, ...]) -> Rules:
 
 def _check_range(name: str, value: int, low: int, high: int) -> None:
     if not isinstance(value, int) or not low <= value <= high:
-        shown = str(value) if isinstance(value, int) else quoted(str(value))
-        if len(shown) > QUOTE_LIMIT:
-            shown = f"a number of {len(shown)} digits"
+        text = str(value)
+        if not isinstance(value, int):
+            shown = quoted(text)
+        else:  # a number is shown bare, or by its size
+            shown = text if len(text) <= QUOTE_LIMIT else f"a number of {len(text)} digits"
         raise FormatError(f"rule {name} must be {low}-{high}, got {shown}")
 
 
