@@ -45,6 +45,7 @@ from merge_labels import read_folder  # noqa: E402
 
 from tdgammon.engine.cube.benchmark import CONTACT, CRASHED, phase  # noqa: E402
 from tdgammon.engine.movegen.vectorized import generate_moves  # noqa: E402
+from tdgammon.engine.rules.errors import TdgammonError  # noqa: E402
 from tdgammon.engine.rules.outputs import equity  # noqa: E402
 from tdgammon.models.features import SIDE_FEATURES, SIDE_SIZE, expert_features  # noqa: E402
 
@@ -98,7 +99,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learning-rate", type=float, default=1e-4)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.test_rows < 2 or args.epochs < 1 or not 0 < args.learning_rate <= 1:
+        parser.error("--test-rows must be >= 2, --epochs >= 1, --learning-rate in (0, 1]")
+    names = args.lookahead.split(",")
+    if args.lookahead not in ("all", "none") and not set(names) <= set(LOOKAHEAD_NAMES):
+        parser.error(f"--lookahead: all, none or some of {', '.join(LOOKAHEAD_NAMES)}")
+    try:
+        return probe(args, names)
+    except TdgammonError as error:
+        raise SystemExit(f"fit_probe: {error}") from None
 
+
+def probe(args: argparse.Namespace, names: list[str]) -> int:
+    """The fit and its held-out report (module docstring)."""
     import torch
 
     from tdgammon.models.encoding import ENCODINGS
@@ -110,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.lookahead == "all":
         extra = list(range(len(LOOKAHEAD_NAMES)))
     else:
-        extra = [LOOKAHEAD_NAMES.index(name) for name in args.lookahead.split(",")]
+        extra = [LOOKAHEAD_NAMES.index(name) for name in names]
     preset, network, _ = load_model(args.model)
     encoding = ENCODINGS[preset.encoding]
 
@@ -135,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         mine = test_phase == args.phase
         test_boards, test_labels = test_boards[mine], test_labels[mine]
         test_phase = test_phase[mine]
+    if not len(boards) or not len(test_boards):
+        raise TdgammonError(f"no {args.phase} positions to fit or to hold out")
     x_train, y_train = inputs(boards), torch.from_numpy(labels.astype(np.float32))
     x_test, test_equity = inputs(test_boards), equity(test_labels)
 

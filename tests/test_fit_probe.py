@@ -65,3 +65,14 @@ def test_probe_fits_with_and_without_extra_inputs(fit_probe, tmp_path, capsys, m
         errors = [float(line.split("error ")[1].split()[0]) for line in lines[1:]]
         assert len(errors) == 3 and all(0 <= e < 4 for e in errors)
     assert "min_p1" in lines[0] and "safe_share" in lines[0]
+
+
+def test_probe_names_bad_input(fit_probe, tmp_path, capsys):
+    missing = ["--model", str(tmp_path / "none.pt"), "--train", str(tmp_path / "a")]
+    with pytest.raises(SystemExit) as exit_info:
+        fit_probe.main([*missing, "--test", str(tmp_path / "b"), "--lookahead", "min_p9"])
+    assert exit_info.value.code == 2
+    assert "--lookahead: all, none or some of min_p1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        fit_probe.main([*missing, "--test", str(tmp_path / "b")])
+    assert str(exit_info.value).startswith("fit_probe: ") and "none.pt" in str(exit_info.value)
