@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
+from script_loader import load_script
 from test_merge_labels import label_run
 
 import tdgammon.train.refine as refine_module
@@ -15,15 +13,10 @@ from tdgammon.engine.movegen.reference import legal_plays
 from tdgammon.models.features import SIDE_FEATURES, SIDE_SIZE, expert_features
 from tdgammon.models.network import PRESETS, build_network, save_model
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "fit_probe.py"
-
 
 @pytest.fixture(scope="module")
 def fit_probe():
-    spec = importlib.util.spec_from_file_location("fit_probe", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("fit_probe")
 
 
 def brute_force(probe, board: np.ndarray) -> np.ndarray:

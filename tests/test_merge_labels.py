@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from cli_runner import run
+from script_loader import load_script
 
 import tdgammon.train.refine as refine_module
 from tdgammon.engine.rules.errors import TdgammonError
 from tdgammon.models.network import PRESETS, build_network, save_model
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "merge_labels.py"
-
 
 @pytest.fixture(scope="module")
 def merge_labels():
-    spec = importlib.util.spec_from_file_location("merge_labels", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("merge_labels")
 
 
 def label_run(capsys, model: Path, out: Path, positions: int, seed: int) -> None:
