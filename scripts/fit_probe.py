@@ -128,10 +128,12 @@ def probe(args: argparse.Namespace, names: list[str]) -> int:
     encoding = ENCODINGS[preset.encoding]
 
     def inputs(boards: np.ndarray) -> torch.Tensor:
-        raw = [encoding.encode(boards[i : i + 16384]) for i in range(0, len(boards), 16384)]
+        encoded = np.concatenate(
+            [encoding.encode(boards[i : i + 16384]) for i in range(0, len(boards), 16384)]
+        )
         if extra:
-            raw = [np.concatenate(raw), lookahead_features(boards)[:, extra]]
-        return torch.from_numpy(np.concatenate(raw, axis=1 if extra else 0))
+            encoded = np.concatenate([encoded, lookahead_features(boards)[:, extra]], axis=1)
+        return torch.from_numpy(encoded)
 
     parts = [read_folder(folder) for folder in args.train]
     test_boards, test_labels = read_folder(args.test)
