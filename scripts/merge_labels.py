@@ -14,27 +14,50 @@ chunks, so that
 or seeds, each made by its own parent's search (docs/training.md, "Session
 16"). OUT must not exist yet. Positions only: groups of ``--candidates``
 folders are not kept, so ``--rank-weight`` cannot use the result.
+
+    python scripts/merge_labels.py OUT FOLDER [FOLDER ...] --replace-with RUN
+
+also gives every position of OUT that RUN has labelled (the same board) RUN's
+label in place of its own: rollout labels beside 2-ply ones of the same
+positions, with the set's size unchanged (docs/training.md, "Session 18").
+RUN may be unfinished (its chunks written so far are used).
+
+Rollout labels (a FOLDER or RUN of ``--rollout-trials``) are variance-reduced
+means, which may break the cumulative order the network's outputs keep
+(gammons within wins, backgammons within gammons) by a little (at most
+0.00012 in session 18's 40,000); they are put back in that order (each
+gammon and backgammon rate lowered to the rate that holds it), so OUT is
+fitted like any folder of search labels.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.engine.rules.outputs import (
+    LOSE_BACKGAMMON,
+    LOSE_GAMMON,
+    WIN,
+    WIN_BACKGAMMON,
+    WIN_GAMMON,
+)
 from tdgammon.train import refine
 
 
-def read_folder(folder: Path) -> tuple[np.ndarray, np.ndarray]:
-    """``(boards (N, 30) int8, labels (N, 5) float32)`` of a finished label run,
-    read and checked as ``refine`` reads its own folder (its ``refine.json`` gives
-    the count, the decisions and whether the labels are rollouts)."""
+def read_folder(folder: Path, finished: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``(boards (N, 30) int8, labels (N, 5) float32)``: the labelled positions of a
+    label run, read and checked as ``refine`` reads its own folder (its
+    ``refine.json`` gives the count, the decisions and whether the labels are
+    rollouts, which come back in the cumulative order: ``in_cumulative_order``).
+    ``finished``: refuse a run with positions still unlabelled."""
     record_path = folder / "refine.json"
     try:
         record = json.loads(record_path.read_text())
@@ -51,21 +74,53 @@ def read_folder(folder: Path) -> tuple[np.ndarray, np.ndarray]:
     rows, labels = refine.labelled_so_far(
         folder / "labels", len(boards), not settings.rollout_trials
     )
-    if len(rows) != len(boards):
+    if finished and len(rows) != len(boards):
         raise TdgammonError(
             f"{folder}: {len(rows)} of {len(boards)} positions labelled; finish its run first"
         )
-    return boards, labels
+    if settings.rollout_trials:
+        labels = in_cumulative_order(labels)
+    return boards[rows], labels
 
 
-def merge(out: Path, folders: list[Path]) -> int:
+def in_cumulative_order(labels: np.ndarray) -> np.ndarray:
+    """``labels (N, 5)`` (rollout means) with each gammon rate at most its side's
+    winning chance and each backgammon rate at most its gammon rate (lowered to
+    it where above; ``tdgammon.engine.rules.outputs`` gives the order), every
+    value in [0, 1]: a copy, float32."""
+    out = np.clip(np.asarray(labels, dtype=np.float64), 0.0, 1.0)
+    out[:, WIN_GAMMON] = np.minimum(out[:, WIN_GAMMON], out[:, WIN])
+    out[:, WIN_BACKGAMMON] = np.minimum(out[:, WIN_BACKGAMMON], out[:, WIN_GAMMON])
+    out[:, LOSE_GAMMON] = np.minimum(out[:, LOSE_GAMMON], 1.0 - out[:, WIN])
+    out[:, LOSE_BACKGAMMON] = np.minimum(out[:, LOSE_BACKGAMMON], out[:, LOSE_GAMMON])
+    return out.astype(np.float32)
+
+
+def replace_labels(boards: np.ndarray, labels: np.ndarray, run: Path) -> tuple[np.ndarray, int]:
+    """``(labels, replaced)``: a copy of ``labels (N, 5)`` in which every position of
+    ``boards (N, 30)`` that the label run ``run`` has labelled (finished or not)
+    has ``run``'s label, and how many rows changed."""
+    their_boards, their_labels = read_folder(run, finished=False)
+    index = {board.tobytes(): row for row, board in enumerate(their_boards)}
+    found = [(row, index.get(board.tobytes())) for row, board in enumerate(boards)]
+    pairs = np.array([(mine, theirs) for mine, theirs in found if theirs is not None])
+    out = labels.copy()
+    if len(pairs):
+        out[pairs[:, 0]] = their_labels[pairs[:, 1]]
+    return out, len(pairs)
+
+
+def merge(out: Path, folders: list[Path], replace_with: Path | None = None) -> tuple[int, int]:
     """Write the merged folder ``out`` whole or not at all (built beside it, then
-    renamed); returns the number of positions."""
+    renamed); returns ``(positions, labels taken from replace_with)``."""
     if out.exists():
         raise TdgammonError(f"{out} exists; merge into a new folder")
     parts = [read_folder(folder) for folder in folders]
     boards = np.concatenate([b for b, _ in parts])
     labels = np.concatenate([v for _, v in parts])
+    replaced = 0
+    if replace_with is not None:
+        labels, replaced = replace_labels(boards, labels, replace_with)
     size = refine.CHUNK_POSITIONS  # read here: the chunks refine expects now
     out.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
@@ -78,17 +133,29 @@ def merge(out: Path, folders: list[Path]) -> int:
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
-    return len(boards)
+    return len(boards), replaced
 
 
 def main() -> None:
-    if len(sys.argv) < 3:
-        raise SystemExit(__doc__)
+    parser = argparse.ArgumentParser(
+        prog="merge_labels.py",
+        description="One refine folder holding the labelled positions of several.",
+    )
+    parser.add_argument("out", type=Path, help="the new folder")
+    parser.add_argument("folders", type=Path, nargs="+", help="finished label runs")
+    parser.add_argument(
+        "--replace-with",
+        type=Path,
+        metavar="RUN",
+        help="a label run (finished or not) whose labels replace those of the same positions",
+    )
+    args = parser.parse_args()
     try:
-        count = merge(Path(sys.argv[1]), [Path(a) for a in sys.argv[2:]])
+        count, replaced = merge(args.out, args.folders, args.replace_with)
     except TdgammonError as error:
         raise SystemExit(f"merge_labels: {error}") from None
-    print(f"{sys.argv[1]}: {count} labelled positions (refine --positions {count})")
+    taken = f", {replaced} labels from {args.replace_with}" if args.replace_with else ""
+    print(f"{args.out}: {count} labelled positions (refine --positions {count}){taken}")
 
 
 if __name__ == "__main__":
