@@ -44,6 +44,7 @@ Backgammon's own player as an upper bound.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -127,9 +128,54 @@ def compare_choices(
     """Player ``model`` (at ``plies``) against player ``opponent`` (at
     ``opponent_plies``) on the same decisions, judged by ``judge`` (module
     docstring). Returns (summary, text)."""
+    from tdgammon.engine.cube.benchmark import phase
+
+    sample = judged_sample(model, opponent, judge, decisions, seed, plies, threads, opponent_plies)
+    classes = np.array([phase(b) for b in sample.boards])
+    summary = {
+        "model": sample.model,
+        "opponent": sample.opponent,
+        "judge": sample.judge,
+        "seed": seed,
+        "positions": len(sample.boards),
+        **class_summary(sample.gain, sample.differ, sample.unforced, classes),
+    }
+    return summary, _text(summary)
+
+
+@dataclass(frozen=True)
+class JudgedSample:
+    """The decisions of one comparison and the judge's verdict on each.
+
+    model, opponent, judge: the players' and the judge's names.
+    boards ``(N, 30) int8`` (mover's view before the roll), dice ``(N, 2)``:
+    the decisions (``decision_sample``); gain, differ, unforced: ``judged_gains``.
+    """
+
+    model: str
+    opponent: str
+    judge: str
+    boards: np.ndarray
+    dice: np.ndarray
+    gain: np.ndarray
+    differ: np.ndarray
+    unforced: np.ndarray
+
+
+def judged_sample(
+    model: str | None,
+    opponent: str,
+    judge: str = DEFAULT_JUDGE,
+    decisions: int = 6000,
+    seed: int = 1,
+    plies: int = 0,
+    threads: int = 1,
+    opponent_plies: int = 0,
+) -> JudgedSample:
+    """The players and the judge of ``compare_choices`` (same arguments) on its
+    decisions, each decision's gain kept (``JudgedSample``)."""
     import torch
 
-    from tdgammon.engine.cube.benchmark import phase
     from tdgammon.engine.players.factory import make_agent
 
     if isinstance(decisions, bool) or not isinstance(decisions, int) or decisions < 1:
@@ -145,16 +191,9 @@ def compare_choices(
     referee = Judge(judge)
     boards, dice = decision_sample(decisions, seed, getattr(player_b, "evaluator", None))
     gain, differ, unforced = judged_gains(player_a, player_b, referee, boards, dice)
-    classes = np.array([phase(b) for b in boards])
-    summary = {
-        "model": player_a.name,
-        "opponent": player_b.name,
-        "judge": referee.name,
-        "seed": seed,
-        "positions": len(boards),
-        **class_summary(gain, differ, unforced, classes),
-    }
-    return summary, _text(summary)
+    return JudgedSample(
+        player_a.name, player_b.name, referee.name, boards, dice, gain, differ, unforced
+    )
 
 
 def judged_gains(player_a, player_b, judge, boards: np.ndarray, dice: np.ndarray):
