@@ -10,8 +10,8 @@ The decisions, players and judge are those of ``tdgammon bench choices``
 roll each, forced decisions left out; GNU Backgammon's 2-ply judges unless
 ``--judge`` says, a benchmark only). Besides the three phases the benchmark
 reports, the gain per decision is given for groups named by the position
-before the play, from the mover's view (``GROUPS``; a decision may be in
-several), so that a weakness of a network shows as the kind of position it
+before the play, from the mover's view (``tdgammon.train.choices.position_kinds``;
+a decision may be in several), so that a weakness of a network shows as the kind of position it
 plays worst (docs/training.md, "Session 18").
 """
 
@@ -24,42 +24,6 @@ import numpy as np
 
 from tdgammon.engine.rules.errors import TdgammonError
 
-OPENING_PIPS = 140
-"""Both sides at least this many pips from home: the opening."""
-
-BEARING_IN_PIPS = 100
-"""An opponent with fewer pips than this is bearing in (against a holding anchor)."""
-
-
-def position_groups(boards: np.ndarray, dice: np.ndarray) -> dict[str, np.ndarray]:
-    """``{name: (N,) bool}`` for ``boards (N, 30) int8`` (mover's view before the
-    play; docs/architecture.md's layout) and their ``dice (N, 2)``."""
-    b = boards.astype(np.int64)
-    points = np.arange(1, 25)
-    mine = np.clip(b[:, 1:25], 0, None)
-    theirs = np.clip(-b[:, 1:25], 0, None)
-    my_bar, their_bar = b[:, 25], -b[:, 26]
-    my_pips = (mine * points).sum(axis=1) + 25 * my_bar
-    their_pips = (theirs * (25 - points)).sum(axis=1) + 25 * their_bar
-    my_back = mine[:, 18:24].sum(axis=1) + my_bar  # points 19-24: their home board
-    their_back = theirs[:, 0:6].sum(axis=1) + their_bar
-    my_anchor = (mine[:, 18:24] >= 2).any(axis=1)
-    their_anchor = (theirs[:, 0:6] >= 2).any(axis=1)
-    return {
-        "opening (both sides 140+ pips)": (my_pips >= OPENING_PIPS) & (their_pips >= OPENING_PIPS),
-        "a double rolled": dice[:, 0] == dice[:, 1],
-        "mover on the bar": my_bar > 0,
-        "opponent on the bar": their_bar > 0,
-        "mover 3+ checkers back": my_back >= 3,
-        "opponent 3+ checkers back": their_back >= 3,
-        "mover holds an anchor, opponent bearing in (under 100 pips)": my_anchor
-        & (their_pips < BEARING_IN_PIPS),
-        "opponent holds an anchor, mover bearing in (under 100 pips)": their_anchor
-        & (my_pips < BEARING_IN_PIPS),
-        "mover 20+ pips ahead": their_pips - my_pips >= 20,
-        "mover 20+ pips behind": my_pips - their_pips >= 20,
-    }
-
 
 def grouped_gains(
     model, opponent, judge, decisions, seed, plies, opponent_plies, threads=1
@@ -68,13 +32,13 @@ def grouped_gains(
     stats}}`` (stats: ``tdgammon.train.choices.summary_stats`` of the unforced
     decisions; the arguments: ``tdgammon.train.choices.compare_choices``')."""
     from tdgammon.engine.cube.benchmark import phase
-    from tdgammon.train.choices import judged_sample, summary_stats
+    from tdgammon.train.choices import judged_sample, position_kinds, summary_stats
 
     sample = judged_sample(model, opponent, judge, decisions, seed, plies, threads, opponent_plies)
     gain, differ, unforced = sample.gain, sample.differ, sample.unforced
     classes = np.array([phase(board) for board in sample.boards])
     groups = {name: classes == name for name in ("contact", "crashed", "race")}
-    groups.update(position_groups(sample.boards, sample.dice))
+    groups.update(position_kinds(sample.boards, sample.dice))
     return {
         "model": sample.model,
         "opponent": sample.opponent,

@@ -33,7 +33,6 @@ fitted like any folder of search labels.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import tempfile
@@ -54,33 +53,10 @@ from tdgammon.train import refine
 
 def read_folder(folder: Path, finished: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``(boards (N, 30) int8, labels (N, 5) float32)``: the labelled positions of a
-    label run, read and checked as ``refine`` reads its own folder (its
-    ``refine.json`` gives the count, the decisions and whether the labels are
-    rollouts, which come back in the cumulative order: ``in_cumulative_order``).
-    ``finished``: refuse a run with positions still unlabelled."""
-    record_path = folder / "refine.json"
-    try:
-        record = json.loads(record_path.read_text())
-        settings = refine.RefineSettings(
-            positions=record["positions"],
-            candidates=record.get("candidates", 0),
-            rollout_trials=record.get("rollout_trials", 0),
-        )
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise TdgammonError(
-            f"{folder}: not a refine positions file (its refine.json: {error})"
-        ) from None
-    boards, _ = refine.load_positions(folder / "positions.npz", settings)
-    rows, labels = refine.labelled_so_far(
-        folder / "labels", len(boards), not settings.rollout_trials
-    )
-    if finished and len(rows) != len(boards):
-        raise TdgammonError(
-            f"{folder}: {len(rows)} of {len(boards)} positions labelled; finish its run first"
-        )
-    if settings.rollout_trials:
-        labels = in_cumulative_order(labels)
-    return boards[rows], labels
+    label run (``refine.read_label_run``), rollout labels put back in the
+    cumulative order (``in_cumulative_order``)."""
+    boards, labels, rollout = refine.read_label_run(folder, finished)
+    return boards, in_cumulative_order(labels) if rollout else labels
 
 
 def in_cumulative_order(labels: np.ndarray) -> np.ndarray:

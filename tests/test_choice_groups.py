@@ -1,4 +1,5 @@
-"""``scripts/choice_groups.py``: ``bench choices`` split by kinds of position."""
+"""``scripts/choice_groups.py``: ``bench choices`` split by kinds of position
+(``tdgammon.train.choices.position_kinds``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from script_loader import load_script
 
 from tdgammon.engine.rules.board import board_from_points, starting_board
 from tdgammon.models.network import build_network, get_preset, save_model
+from tdgammon.train.choices import position_kinds
 
 TINY = get_preset("tiny")
 
@@ -34,9 +36,7 @@ def test_groups_name_what_the_position_holds(choice_groups):
     on_bar = board_from_points({25: 1, 24: 2, 6: 5, 8: 3, 13: 4}, {24: 2, 6: 5, 8: 3, 13: 5})
     boards = np.stack([starting_board(), holding, on_bar])
     dice = np.array([[3, 1], [4, 4], [6, 5]], dtype=np.int8)
-    groups = {
-        name: rows.tolist() for name, rows in choice_groups.position_groups(boards, dice).items()
-    }
+    groups = {name: rows.tolist() for name, rows in position_kinds(boards, dice).items()}
     assert groups["opening (both sides 140+ pips)"] == [True, False, True]
     assert groups["a double rolled"] == [False, True, False]
     assert groups["mover on the bar"] == [False, False, True]
@@ -49,6 +49,7 @@ def test_groups_name_what_the_position_holds(choice_groups):
         False,
     ]
     assert groups["mover 20+ pips behind"] == [False, True, False]
+    assert "a double rolled" not in position_kinds(boards)  # without the rolls
 
 
 def test_the_groups_split_the_benchmarks_decisions(choice_groups, tiny_file, capsys):

@@ -238,6 +238,47 @@ def class_summary(gain, differ, unforced, classes) -> dict:
     }
 
 
+OPENING_PIPS = 140
+"""Both sides at least this many pips from home: the opening."""
+
+BEARING_IN_PIPS = 100
+"""An opponent with fewer pips than this is bearing in (against a holding anchor)."""
+
+
+def position_kinds(boards: np.ndarray, dice: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """``{name: (N,) bool}``: kinds of position a decision may be (several at
+    once) for ``boards (N, 30) int8`` (the mover's view before the play;
+    docs/architecture.md's layout) and their ``dice (N, 2)`` (None: the kinds
+    that do not depend on the roll)."""
+    b = boards.astype(np.int64)
+    points = np.arange(1, 25)
+    mine = np.clip(b[:, 1:25], 0, None)
+    theirs = np.clip(-b[:, 1:25], 0, None)
+    my_bar, their_bar = b[:, 25], -b[:, 26]
+    my_pips = (mine * points).sum(axis=1) + 25 * my_bar
+    their_pips = (theirs * (25 - points)).sum(axis=1) + 25 * their_bar
+    my_back = mine[:, 18:24].sum(axis=1) + my_bar  # points 19-24: their home board
+    their_back = theirs[:, 0:6].sum(axis=1) + their_bar
+    my_anchor = (mine[:, 18:24] >= 2).any(axis=1)
+    their_anchor = (theirs[:, 0:6] >= 2).any(axis=1)
+    kinds = {
+        "opening (both sides 140+ pips)": (my_pips >= OPENING_PIPS) & (their_pips >= OPENING_PIPS),
+        "mover on the bar": my_bar > 0,
+        "opponent on the bar": their_bar > 0,
+        "mover 3+ checkers back": my_back >= 3,
+        "opponent 3+ checkers back": their_back >= 3,
+        "mover holds an anchor, opponent bearing in (under 100 pips)": my_anchor
+        & (their_pips < BEARING_IN_PIPS),
+        "opponent holds an anchor, mover bearing in (under 100 pips)": their_anchor
+        & (my_pips < BEARING_IN_PIPS),
+        "mover 20+ pips ahead": their_pips - my_pips >= 20,
+        "mover 20+ pips behind": my_pips - their_pips >= 20,
+    }
+    if dice is not None:
+        kinds["a double rolled"] = dice[:, 0] == dice[:, 1]
+    return kinds
+
+
 def summary_stats(gain: np.ndarray, differ: np.ndarray) -> dict:
     """``{"decisions", "gain", "ci95", "differ"}`` of per-decision gains (``judged_gains``):
     their count, mean and 95% interval half-width, and the share chosen differently."""

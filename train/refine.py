@@ -391,6 +391,33 @@ def labelled_so_far(
     return np.concatenate(rows), np.concatenate(labels)
 
 
+def read_label_run(folder: Path, finished: bool = True) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(boards (n, 30) int8, labels (n, 5) float32, rollout)``: the labelled
+    positions of the label run in ``folder``, read and checked as ``refine``
+    reads its own (its ``refine.json`` gives the count, the decisions and
+    whether the labels are rollout means, ``rollout``). ``finished``: refuse a
+    run with positions still unlabelled (else the labelled ones, in order)."""
+    try:
+        record = json.loads((folder / "refine.json").read_text())
+        settings = RefineSettings(
+            positions=record["positions"],
+            candidates=record.get("candidates", 0),
+            rollout_trials=record.get("rollout_trials", 0),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise TdgammonError(
+            f"{folder}: not a refine positions file (its refine.json: {error})"
+        ) from None
+    boards, _ = load_positions(folder / "positions.npz", settings)
+    rollout = bool(settings.rollout_trials)
+    rows, labels = labelled_so_far(folder / "labels", len(boards), not rollout)
+    if finished and len(rows) != len(boards):
+        raise TdgammonError(
+            f"{folder}: {len(rows)} of {len(boards)} positions labelled; finish its run first"
+        )
+    return boards[rows], labels, rollout
+
+
 def restrict(boards: np.ndarray, groups, rows: np.ndarray):
     """``boards[rows]`` and ``groups`` (``candidate_positions``' decisions, or None)
     renumbered to those rows: plays outside them become -1, decisions left with
