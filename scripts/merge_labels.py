@@ -15,12 +15,13 @@ or seeds, each made by its own parent's search (docs/training.md, "Session
 16"). OUT must not exist yet. Positions only: groups of ``--candidates``
 folders are not kept, so ``--rank-weight`` cannot use the result.
 
-    python scripts/merge_labels.py OUT FOLDER [FOLDER ...] --replace-with RUN
+    python scripts/merge_labels.py OUT FOLDER [FOLDER ...] --replace-with RUN [...]
 
-also gives every position of OUT that RUN has labelled (the same board) RUN's
-label in place of its own: rollout labels beside 2-ply ones of the same
-positions, with the set's size unchanged (docs/training.md, "Session 18").
-RUN may be unfinished (its chunks written so far are used).
+also gives every position of OUT that a RUN has labelled (the same board) that
+RUN's label in place of its own (the last RUN named that has it): rollout
+labels beside 2-ply ones of the same positions, with the set's size
+unchanged (docs/training.md, "Session 18"). A RUN may be unfinished (its
+chunks written so far are used).
 
 Rollout labels (a FOLDER or RUN of ``--rollout-trials``) are variance-reduced
 means, which may break the cumulative order the network's outputs keep
@@ -36,6 +37,7 @@ import argparse
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -72,31 +74,36 @@ def in_cumulative_order(labels: np.ndarray) -> np.ndarray:
     return out.astype(np.float32)
 
 
-def replace_labels(boards: np.ndarray, labels: np.ndarray, run: Path) -> tuple[np.ndarray, int]:
-    """``(labels, replaced)``: a copy of ``labels (N, 5)`` in which every position of
+def replace_labels(
+    boards: np.ndarray, labels: np.ndarray, run: Path
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(labels, rows)``: a copy of ``labels (N, 5)`` in which every position of
     ``boards (N, 30)`` that the label run ``run`` has labelled (finished or not)
-    has ``run``'s label, and how many rows changed."""
+    has ``run``'s label, and the rows that got one (``(n,) int64``)."""
     their_boards, their_labels = read_folder(run, finished=False)
     index = {board.tobytes(): row for row, board in enumerate(their_boards)}
     found = [(row, index.get(board.tobytes())) for row, board in enumerate(boards)]
-    pairs = np.array([(mine, theirs) for mine, theirs in found if theirs is not None])
+    pairs = np.array(
+        [(mine, theirs) for mine, theirs in found if theirs is not None], dtype=np.int64
+    )
     out = labels.copy()
     if len(pairs):
         out[pairs[:, 0]] = their_labels[pairs[:, 1]]
-    return out, len(pairs)
+    return out, pairs[:, 0] if len(pairs) else np.zeros(0, dtype=np.int64)
 
 
-def merge(out: Path, folders: list[Path], replace_with: Path | None = None) -> tuple[int, int]:
+def merge(out: Path, folders: list[Path], replace_with: Sequence[Path] = ()) -> tuple[int, int]:
     """Write the merged folder ``out`` whole or not at all (built beside it, then
-    renamed); returns ``(positions, labels taken from replace_with)``."""
+    renamed); returns ``(positions, positions given a label of replace_with)``."""
     if out.exists():
         raise TdgammonError(f"{out} exists; merge into a new folder")
     parts = [read_folder(folder) for folder in folders]
     boards = np.concatenate([b for b, _ in parts])
     labels = np.concatenate([v for _, v in parts])
-    replaced = 0
-    if replace_with is not None:
-        labels, replaced = replace_labels(boards, labels, replace_with)
+    replaced = np.zeros(len(boards), dtype=bool)
+    for run in replace_with:
+        labels, rows = replace_labels(boards, labels, run)
+        replaced[rows] = True
     size = refine.CHUNK_POSITIONS  # read here: the chunks refine expects now
     out.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
@@ -109,7 +116,7 @@ def merge(out: Path, folders: list[Path], replace_with: Path | None = None) -> t
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
-    return len(boards), replaced
+    return len(boards), int(replaced.sum())
 
 
 def main() -> None:
@@ -122,6 +129,8 @@ def main() -> None:
     parser.add_argument(
         "--replace-with",
         type=Path,
+        action="append",
+        default=[],
         metavar="RUN",
         help="a label run (finished or not) whose labels replace those of the same positions",
     )
@@ -130,7 +139,8 @@ def main() -> None:
         count, replaced = merge(args.out, args.folders, args.replace_with)
     except TdgammonError as error:
         raise SystemExit(f"merge_labels: {error}") from None
-    taken = f", {replaced} labels from {args.replace_with}" if args.replace_with else ""
+    named = ", ".join(str(run) for run in args.replace_with)
+    taken = f", {replaced} labels from {named}" if args.replace_with else ""
     print(f"{args.out}: {count} labelled positions (refine --positions {count}){taken}")
 
 

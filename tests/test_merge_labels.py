@@ -113,7 +113,7 @@ def test_replace_with_takes_an_unfinished_rollout_runs_labels_of_the_same_positi
     }
 
     merged = tmp_path / "ab"
-    count, replaced = merge_labels.merge(merged, [tmp_path / "a", tmp_path / "b"], tmp_path / "r")
+    count, replaced = merge_labels.merge(merged, [tmp_path / "a", tmp_path / "b"], [tmp_path / "r"])
     boards = np.load(merged / "positions.npz")["boards"]
     labels = refine_module.labelled_so_far(merged / "labels", 60)[1]  # search-label checks pass
     taken = {board.tobytes(): label for board, label in zip(r_boards[:20], r_labels, strict=True)}
@@ -125,6 +125,16 @@ def test_replace_with_takes_an_unfinished_rollout_runs_labels_of_the_same_positi
     np.testing.assert_array_equal(labels, expected)
     assert not np.array_equal(labels[:20], before["a"][:20])  # rollouts, not 1-ply values
     np.testing.assert_array_equal(labels[20:40], before["a"][20:40])
+
+    # a second run of b's positions: its labels too, the later run first where both have one
+    label_run(capsys, model, tmp_path / "r2", 20, 2, *rollout)
+    r2_labels = refine_module.labelled_so_far(tmp_path / "r2" / "labels", 20, False)[1]
+    runs = [tmp_path / "r", tmp_path / "r2"]
+    count, replaced = merge_labels.merge(tmp_path / "ab2", [tmp_path / "a", tmp_path / "b"], runs)
+    labels = refine_module.labelled_so_far(tmp_path / "ab2" / "labels", 60)[1]
+    expected[40:] = merge_labels.in_cumulative_order(r2_labels)
+    assert replaced == len(set(hits) | set(range(40, 60)))
+    np.testing.assert_array_equal(labels, expected)
 
 
 def test_the_command_line_reports_the_labels_it_replaced(
