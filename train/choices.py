@@ -34,6 +34,10 @@ side), which a duel reaches only after some 60,000 games.
   equity.
 - **Classes**: decisions split by ``tdgammon.engine.cube.benchmark.phase`` of
   the position (contact, crashed, race; pure bear-offs are not sampled).
+- **Kinds** (``position_kinds``, for ``scripts/choice_groups.py`` and
+  ``scripts/select_positions.py``): finer, overlapping groups of positions
+  named by what the position holds (checkers back, an anchor against a
+  bear-in, the bar, the race lead, the opening, a double rolled).
 
 A judge is not the truth: GNU Backgammon's deeper search shares its own
 0-ply net's taste, so it favours plays of its 0-ply player; compare players
