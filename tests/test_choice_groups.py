@@ -60,36 +60,11 @@ def test_the_groups_split_the_benchmarks_decisions(choice_groups, tiny_file, cap
     assert summary["gain"] >= 0  # judged by its own evaluation, the tiny net never loses
     for stats in summary["groups"].values():
         assert stats["decisions"] == 0 or stats["gain"] >= -1e-6
-    choice_groups.main(
-        [
-            "--model",
-            str(tiny_file),
-            "--opponent",
-            "pubeval",
-            "--judge",
-            judge,
-            "--sample",
-            "150",
-            "--seed",
-            "3",
-            "--json",
-        ]
-    )
+    argv = ["--model", str(tiny_file), "--opponent", "pubeval", "--judge", judge]
+    argv += ["--sample", "150", "--seed", "3"]
+    choice_groups.main([*argv, "--json"])
     assert json.loads(capsys.readouterr().out) == summary
-    choice_groups.main(
-        [
-            "--model",
-            str(tiny_file),
-            "--opponent",
-            "pubeval",
-            "--judge",
-            judge,
-            "--sample",
-            "150",
-            "--seed",
-            "3",
-        ]
-    )
+    choice_groups.main(argv)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "tiny vs pubeval, judged by tiny-0ply" and lines[1].startswith("all ")
     assert len(lines) == 2 + len(summary["groups"])
