@@ -20,6 +20,15 @@ def merge_labels():
     return load_script("merge_labels")
 
 
+@pytest.fixture
+def tiny_model(tmp_path, monkeypatch) -> Path:
+    """A tiny network's file, with refine's label chunks cut to 20 positions."""
+    monkeypatch.setattr(refine_module, "CHUNK_POSITIONS", 20)
+    model = tmp_path / "tiny.pt"
+    save_model(model, PRESETS["tiny"], build_network(PRESETS["tiny"], seed=3))
+    return model
+
+
 def label_run(capsys, model: Path, out: Path, positions: int, seed: int, *how: str) -> None:
     """A finished refine run of ``positions`` (1-ply labels unless ``how`` says)."""
     argv = ["refine", "--model", str(model), "--out", str(out), "--positions", str(positions)]
@@ -30,11 +39,9 @@ def label_run(capsys, model: Path, out: Path, positions: int, seed: int, *how: s
 
 
 def test_merged_folder_holds_both_runs_and_refine_fits_it(
-    merge_labels, tmp_path, capsys, monkeypatch
+    merge_labels, tiny_model, tmp_path, capsys
 ):
-    monkeypatch.setattr(refine_module, "CHUNK_POSITIONS", 20)
-    model = tmp_path / "tiny.pt"
-    save_model(model, PRESETS["tiny"], build_network(PRESETS["tiny"], seed=3))
+    model = tiny_model
     label_run(capsys, model, tmp_path / "a", 30, 1)  # chunks of 20 and 10
     label_run(capsys, model, tmp_path / "b", 50, 2)
     merged = tmp_path / "ab"
@@ -59,11 +66,9 @@ def test_merged_folder_holds_both_runs_and_refine_fits_it(
 
 
 def test_an_unfinished_run_or_an_existing_out_is_refused(
-    merge_labels, tmp_path, capsys, monkeypatch
+    merge_labels, tiny_model, tmp_path, capsys
 ):
-    monkeypatch.setattr(refine_module, "CHUNK_POSITIONS", 20)
-    model = tmp_path / "tiny.pt"
-    save_model(model, PRESETS["tiny"], build_network(PRESETS["tiny"], seed=3))
+    model = tiny_model
     label_run(capsys, model, tmp_path / "a", 40, 1)
     (tmp_path / "a" / "labels" / "chunk-00001.npy").unlink()
     with pytest.raises(TdgammonError, match="20 of 40 positions labelled; finish its run first"):
@@ -94,11 +99,9 @@ def test_rollout_labels_are_put_in_the_cumulative_order(merge_labels):
 
 
 def test_replace_with_takes_an_unfinished_rollout_runs_labels_of_the_same_positions(
-    merge_labels, tmp_path, capsys, monkeypatch
+    merge_labels, tiny_model, tmp_path, capsys
 ):
-    monkeypatch.setattr(refine_module, "CHUNK_POSITIONS", 20)
-    model = tmp_path / "tiny.pt"
-    save_model(model, PRESETS["tiny"], build_network(PRESETS["tiny"], seed=3))
+    model = tiny_model
     label_run(capsys, model, tmp_path / "a", 40, 1)
     label_run(capsys, model, tmp_path / "b", 20, 2)
     rollout = ("--rollout-trials", "2", "--rollout-truncate", "1")
@@ -138,11 +141,9 @@ def test_replace_with_takes_an_unfinished_rollout_runs_labels_of_the_same_positi
 
 
 def test_the_command_line_reports_the_labels_it_replaced(
-    merge_labels, tmp_path, monkeypatch, capsys
+    merge_labels, tiny_model, tmp_path, monkeypatch, capsys
 ):
-    monkeypatch.setattr(refine_module, "CHUNK_POSITIONS", 20)
-    model = tmp_path / "tiny.pt"
-    save_model(model, PRESETS["tiny"], build_network(PRESETS["tiny"], seed=3))
+    model = tiny_model
     label_run(capsys, model, tmp_path / "a", 20, 1)
     out = tmp_path / "out"
     monkeypatch.setattr(
