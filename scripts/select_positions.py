@@ -31,14 +31,9 @@ def select(source: Path, kinds: list[str], skip: Path | None = None) -> np.ndarr
     from tdgammon.train import refine
     from tdgammon.train.choices import position_kinds
 
-    path = source / "positions.npz"
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            boards = np.asarray(data["boards"])
-    except (OSError, ValueError, KeyError) as error:
-        raise TdgammonError(f"{path}: not a positions file ({error})") from None
-    if boards.ndim != 2 or boards.shape[1] != 30:
-        raise TdgammonError(f"{path}: boards of shape {boards.shape}, not (n, 30)")
+    boards, _ = refine.read_positions_file(
+        source / "positions.npz", "give a folder of refine or scripts/leaf_positions.py"
+    )
     table = position_kinds(boards)
     unknown = [kind for kind in kinds if kind not in table]
     if unknown:
@@ -49,7 +44,7 @@ def select(source: Path, kinds: list[str], skip: Path | None = None) -> np.ndarr
     if skip is not None:
         done = {board.tobytes() for board in refine.read_label_run(skip, finished=False)[0]}
         keep &= np.array([board.tobytes() not in done for board in boards], dtype=bool)
-    return boards[keep]
+    return boards[keep].astype(np.int8)
 
 
 def write(out: Path, boards: np.ndarray) -> None:

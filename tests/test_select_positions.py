@@ -46,6 +46,11 @@ def test_it_keeps_the_kinds_named(select_positions, tmp_path, capsys):
         select_positions.main([str(tmp_path / "o2"), str(tmp_path / "src"), "--kind", "crashed"])
     with pytest.raises(SystemExit, match="not a positions file"):
         select_positions.main([str(tmp_path / "o2"), str(tmp_path / "missing"), "--kind", BACK])
+    (tmp_path / "npy").mkdir()
+    with open(tmp_path / "npy" / "positions.npz", "wb") as single:  # one array, not an archive
+        np.save(single, boards)
+    with pytest.raises(SystemExit, match="a single array, not a positions file"):
+        select_positions.main([str(tmp_path / "o2"), str(tmp_path / "npy"), "--kind", BACK])
     assert not (tmp_path / "o2").exists()
 
     select_positions.main(["x", "y", "--kind", "list"])

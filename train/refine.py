@@ -710,17 +710,17 @@ def _measure(new: Path, parent: str, settings: RefineSettings, echo) -> dict:
     return figures
 
 
-def load_positions(path: Path, settings: RefineSettings) -> tuple[np.ndarray, np.ndarray | None]:
-    """``(boards (N, 30) int8, groups (D, K) int32 or None)`` from ``positions.npz``
-    as ``refine`` wrote it for ``settings`` (module docstring); FormatError
-    naming the file when it cannot be read or holds anything else: other
-    arrays, shapes or types, another count than ``settings.positions``, a board
-    that cannot occur, decisions of other than ``settings.candidates`` plays or
-    naming rows outside ``boards``, or with none."""
+def read_positions_file(
+    path: Path, redo: str, count: int | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(boards (N, 30), groups or None)`` as stored in a positions file
+    (``positions.npz``: ``boards``, and ``groups`` for ``--candidates`` runs,
+    unchecked); FormatError naming the file and ending in ``redo`` when it
+    cannot be read, holds other arrays, boards of another shape or type,
+    another count than ``count`` (None: any), or a board that cannot occur."""
     from tdgammon.engine.rules.board import BOARD_SIZE, validate
     from tdgammon.engine.rules.errors import InvalidBoardError
 
-    redo = "delete it to sample the positions again"
     try:
         saved = np.load(path, allow_pickle=False)
         if isinstance(saved, np.lib.npyio.NpzFile):
@@ -738,14 +738,24 @@ def load_positions(path: Path, settings: RefineSettings) -> tuple[np.ndarray, np
             f"{path}: boards are {boards.dtype} of shape {boards.shape}, not "
             f"(N, {BOARD_SIZE}) int8; {redo}"
         )
-    if len(boards) != settings.positions:
-        raise FormatError(
-            f"{path}: {len(boards)} positions, refine.json says {settings.positions}; {redo}"
-        )
+    if count is not None and len(boards) != count:
+        raise FormatError(f"{path}: {len(boards)} positions, refine.json says {count}; {redo}")
     try:
         validate(boards)
     except InvalidBoardError as error:
         raise FormatError(f"{path}: an impossible board: {error}; {redo}") from None
+    return boards, groups
+
+
+def load_positions(path: Path, settings: RefineSettings) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(boards (N, 30) int8, groups (D, K) int32 or None)`` from ``positions.npz``
+    as ``refine`` wrote it for ``settings`` (module docstring); FormatError
+    naming the file when it cannot be read or holds anything else: other
+    arrays, shapes or types, another count than ``settings.positions``, a board
+    that cannot occur, decisions of other than ``settings.candidates`` plays or
+    naming rows outside ``boards``, or with none."""
+    redo = "delete it to sample the positions again"
+    boards, groups = read_positions_file(path, redo, settings.positions)
     if groups is None:
         return boards.astype(np.int8), None
     plays = settings.candidates
