@@ -23,6 +23,7 @@ import json
 import numpy as np
 
 from tdgammon.engine.rules.errors import TdgammonError
+from tdgammon.train.choices import DEFAULT_JUDGE
 
 
 def grouped_gains(
@@ -32,23 +33,22 @@ def grouped_gains(
     stats}}`` (stats: ``tdgammon.train.choices.summary_stats`` of the unforced
     decisions; the arguments: ``tdgammon.train.choices.compare_choices``')."""
     from tdgammon.engine.cube.benchmark import phase
-    from tdgammon.train.choices import judged_sample, position_kinds, summary_stats
+    from tdgammon.train.choices import class_summary, judged_sample, position_kinds, summary_stats
 
     sample = judged_sample(model, opponent, judge, decisions, seed, plies, threads, opponent_plies)
     gain, differ, unforced = sample.gain, sample.differ, sample.unforced
     classes = np.array([phase(board) for board in sample.boards])
-    groups = {name: classes == name for name in ("contact", "crashed", "race")}
-    groups.update(position_kinds(sample.boards, sample.dice))
+    overall = class_summary(gain, differ, unforced, classes)
+    groups = overall.pop("classes")
+    for name, rows in position_kinds(sample.boards, sample.dice).items():
+        groups[name] = summary_stats(gain[unforced & rows], differ[unforced & rows])
     return {
         "model": sample.model,
         "opponent": sample.opponent,
         "judge": sample.judge,
         "seed": seed,
-        **summary_stats(gain[unforced], differ[unforced]),
-        "groups": {
-            name: summary_stats(gain[unforced & rows], differ[unforced & rows])
-            for name, rows in groups.items()
-        },
+        **overall,
+        "groups": groups,
     }
 
 
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--plies", type=int, default=0, help="player A's search depth")
     parser.add_argument("--opponent", default="gnubg:0", help="player B (default gnubg:0)")
     parser.add_argument("--opponent-plies", type=int, default=0, help="a network B's depth")
-    parser.add_argument("--judge", default="gnubg:2", help="gnubg[:PLIES] or NETWORK[:PLIES]")
+    parser.add_argument("--judge", default=DEFAULT_JUDGE, help="gnubg[:PLIES] or NETWORK[:PLIES]")
     parser.add_argument("--sample", type=int, default=6000, help="decisions sampled")
     parser.add_argument("--seed", type=int, default=2)
     parser.add_argument("--json", action="store_true", help="print JSON")
