@@ -859,7 +859,8 @@ def register(commands, bench_targets: dict) -> None:
     """Add ``tdgammon refine``."""
     defaults = RefineSettings()
     ref = commands.add_parser(
-        "refine", help="fit a trained network to its own 1-ply values (one generation)"
+        "refine",
+        help="fit a trained network to its own search or rollout values (one generation)",
     )
     ref.add_argument("--model", required=True, help="the model file or checkpoint to refine")
     ref.add_argument("--out", required=True, help="folder for the data and the refined model")
