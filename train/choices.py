@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tdgammon.engine.rules.board import flip, mover_pips
 from tdgammon.engine.rules.errors import FormatError
 
 DEFAULT_JUDGE = "gnubg:2"
@@ -255,12 +256,10 @@ def position_kinds(boards: np.ndarray, dice: np.ndarray | None = None) -> dict[s
     docs/architecture.md's layout) and their ``dice (N, 2)`` (None: the kinds
     that do not depend on the roll)."""
     b = boards.astype(np.int64)
-    points = np.arange(1, 25)
     mine = np.clip(b[:, 1:25], 0, None)
     theirs = np.clip(-b[:, 1:25], 0, None)
     my_bar, their_bar = b[:, 25], -b[:, 26]
-    my_pips = (mine * points).sum(axis=1) + 25 * my_bar
-    their_pips = (theirs * (25 - points)).sum(axis=1) + 25 * their_bar
+    my_pips, their_pips = mover_pips(b), mover_pips(flip(b))
     my_back = mine[:, 18:24].sum(axis=1) + my_bar  # points 19-24: their home board
     their_back = theirs[:, 0:6].sum(axis=1) + their_bar
     my_anchor = (mine[:, 18:24] >= 2).any(axis=1)
