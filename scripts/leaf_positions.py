@@ -32,7 +32,7 @@ from tdgammon.engine.movegen.vectorized import generate_moves
 from tdgammon.engine.rules.board import flip, has_contact
 from tdgammon.engine.rules.dice import roll_dice
 from tdgammon.engine.rules.outcome import is_game_over, variant_equity
-from tdgammon.train.refine import _save_npz, sample_positions
+from tdgammon.train.refine import sample_positions, save_npz
 
 REPLIES = 3
 """Opponent rolls sampled per decision."""
@@ -68,7 +68,7 @@ def main() -> None:
     evaluator = load_evaluator(sys.argv[4]) if len(sys.argv) == 5 else default_evaluator()
     boards = leaf_positions(evaluator, count, np.random.default_rng(seed))
     out.mkdir(parents=True, exist_ok=True)
-    _save_npz(out / "positions.npz", boards=boards)
+    save_npz(out / "positions.npz", boards=boards)
     print(f"{out / 'positions.npz'}: {len(boards)} positions")
 
 

@@ -109,7 +109,7 @@ def merge(out: Path, folders: list[Path], replace_with: Sequence[Path] = ()) -> 
     building = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}."))
     try:
         (building / "labels").mkdir()
-        refine._save_npz(building / "positions.npz", boards=boards)
+        refine.save_npz(building / "positions.npz", boards=boards)
         for index, start in enumerate(range(0, len(boards), size)):
             refine.write_label_chunk(building / "labels", index, labels[start : start + size])
         os.rename(building, out)

@@ -49,14 +49,14 @@ def select(source: Path, kinds: list[str], skip: Path | None = None) -> np.ndarr
 
 def write(out: Path, boards: np.ndarray) -> None:
     """``out/positions.npz`` holding ``boards`` (refused when ``out`` has one)."""
-    from tdgammon.train.refine import _save_npz
+    from tdgammon.train.refine import save_npz
 
     if not len(boards):
         raise TdgammonError("no position of those kinds is left; nothing written")
     if (out / "positions.npz").exists():
         raise TdgammonError(f"{out / 'positions.npz'} exists; select into a new folder")
     out.mkdir(parents=True, exist_ok=True)
-    _save_npz(out / "positions.npz", boards=boards)
+    save_npz(out / "positions.npz", boards=boards)
 
 
 def main(argv: list[str] | None = None) -> None:

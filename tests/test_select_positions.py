@@ -11,7 +11,7 @@ import tdgammon.train.refine as refine_module
 from tdgammon.engine.rules.board import board_from_points, starting_board
 from tdgammon.models.network import PRESETS, build_network, save_model
 from tdgammon.train.choices import position_kinds
-from tdgammon.train.refine import _save_npz
+from tdgammon.train.refine import save_npz
 
 BACK = "mover 3+ checkers back"
 HOLDING = "mover holds an anchor, opponent bearing in (under 100 pips)"
@@ -27,7 +27,7 @@ def test_it_keeps_the_kinds_named(select_positions, tmp_path, capsys):
     back = board_from_points({25: 1, 24: 2, 6: 5, 8: 3, 13: 4}, {24: 2, 6: 5, 8: 3, 13: 5})
     boards = np.stack([starting_board(), holding, back, starting_board()])
     (tmp_path / "src").mkdir()
-    _save_npz(tmp_path / "src" / "positions.npz", boards=boards)
+    save_npz(tmp_path / "src" / "positions.npz", boards=boards)
 
     kept = select_positions.select(tmp_path / "src", [HOLDING])
     np.testing.assert_array_equal(kept, boards[[1]])

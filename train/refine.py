@@ -665,7 +665,7 @@ def refine(model: str, out: Path, settings: RefineSettings, workers=None, echo=p
                 evaluator, settings.positions, rng, settings.exploration, race_file is not None
             )
         decisions = {} if groups is None else {"groups": groups}
-        _save_npz(positions_file, boards=boards, **decisions)
+        save_npz(positions_file, boards=boards, **decisions)
     echo(f"positions: {len(boards)}")
     options = {
         "plies": settings.plies,
@@ -778,7 +778,9 @@ def load_positions(path: Path, settings: RefineSettings) -> tuple[np.ndarray, np
     return boards.astype(np.int8), groups.astype(np.int32)
 
 
-def _save_npz(path: Path, **arrays) -> None:
+def save_npz(path: Path, **arrays) -> None:
+    """Write ``arrays`` to ``path`` as one ``.npz`` file, atomically (the
+    positions files of refine and of the scripts that make them)."""
     import io
 
     from tdgammon.models.atomic import atomic_write_bytes
